@@ -86,6 +86,20 @@ type PlayRequest struct {
 	Args     []string `json:"args,omitempty"`
 	TaskID   string   `json:"task_id,omitempty"`
 	Wait     bool     `json:"wait,omitempty"`
+	// Faults imitate Hermes' delivery quirks for this playback only, on top
+	// of any the implementation was started with.
+	Faults *Faults `json:"faults,omitempty"`
+}
+
+// Faults are Hermes' own stream-hook delivery quirks, for testing an
+// adapter's robustness. Reorder delivers each model call's last
+// on_stream_delta after its on_stream_end; DropEvery drops every n-th
+// on_stream_delta (0: none); Duplicate delivers every on_stream_end and
+// post_tool_call twice.
+type Faults struct {
+	Reorder   bool `json:"reorder,omitempty"`
+	DropEvery int  `json:"drop_every,omitempty"`
+	Duplicate bool `json:"duplicate,omitempty"`
 }
 
 // PlayResponse names the task the scenario plays in, and its first run when

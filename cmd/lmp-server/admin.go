@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mdp/qrterminal/v3"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/reference"
+	"github.com/loomi-lmp/lmpkit/server"
+)
+
+// errNoServer means nothing listens on the address.
+type errNoServer struct{ addr string }
+
+func (e errNoServer) Error() string {
+	return fmt.Sprintf("no lmp-server is listening on %s: start one with `lmp-server`", e.addr)
+}
+
+// adminCall sends a request to a running server's loopback-only endpoint.
+// It tries plain HTTP, then HTTPS when the server answers that it speaks
+// TLS.
+func adminCall(ctx context.Context, addr, method, path string, body any) ([]byte, int, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, 0, fmt.Errorf("--addr %q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1" // a wildcard bind is reachable on loopback
+	}
+	hostPort := net.JoinHostPort(host, port)
+	for _, useTLS := range []bool{false, true} {
+		scheme := "http://"
+		if useTLS {
+			scheme = "https://"
+		}
+		var rd io.Reader
+		if body != nil {
+			raw, _ := json.Marshal(body)
+			rd = bytes.NewReader(raw)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, scheme+hostPort+path, rd)
+		if err != nil {
+			return nil, 0, err
+		}
+		resp, err := loopbackClient(useTLS).Do(req)
+		if err != nil {
+			if errors.Is(err, syscall.ECONNREFUSED) {
+				return nil, 0, errNoServer{hostPort}
+			}
+			return nil, 0, fmt.Errorf("%s %s: %w", method, path, err)
+		}
+		raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		resp.Body.Close()
+		if err != nil {
+			return nil, 0, err
+		}
+		if !useTLS && resp.StatusCode == http.StatusBadRequest && strings.Contains(string(raw), "HTTPS server") {
+			continue // the server speaks TLS
+		}
+		if resp.StatusCode/100 != 2 {
+			var he lmp.HTTPError
+			if json.Unmarshal(raw, &he) == nil && he.Error != "" {
+				return raw, resp.StatusCode, errors.New(he.Error)
+			}
+			return raw, resp.StatusCode, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(raw)))
+		}
+		return raw, resp.StatusCode, nil
+	}
+	return nil, 0, errors.New("unreachable")
+}
+
+func adminFlags(name string, stderr io.Writer) (*flag.FlagSet, *string, *bool) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", reference.DefaultAddr, "address of the running lmp-server")
+	asJSON := fs.Bool("json", false, "print JSON")
+	return fs, addr, asJSON
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "lmp-server: %v\n", err)
+	return 1
+}
+
+func pair(args []string, stdout, stderr io.Writer) int {
+	fs, addr, asJSON := adminFlags("pair", stderr)
+	ttl := fs.Duration("ttl", 0, "token lifetime (default: the server's, 5m)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	raw, _, err := adminCall(ctx, *addr, http.MethodPost, lmp.PathPairNew, lmp.PairRequest{TTL: ttl.Seconds()})
+	if err != nil {
+		return fail(stderr, err)
+	}
+	var pr lmp.PairResponse
+	if err := json.Unmarshal(raw, &pr); err != nil {
+		return fail(stderr, fmt.Errorf("unexpected answer from the server: %v", err))
+	}
+	printPairing(stdout, pr, *asJSON)
+	return 0
+}
+
+// printPairing renders the QR of the pairing payload (P-2), then the JSON
+// and the expiry. With asJSON only the JSON answer is printed.
+func printPairing(w io.Writer, pr lmp.PairResponse, asJSON bool) {
+	if asJSON {
+		_ = json.NewEncoder(w).Encode(pr)
+		return
+	}
+	qr, _ := json.Marshal(pr.QRPayload)
+	fmt.Fprintln(w, "Scan this code with the Loomi app to pair a device:")
+	qrterminal.GenerateHalfBlock(string(qr), qrterminal.L, w)
+	exp := lmp.TimeOf(pr.ExpiresAt)
+	fmt.Fprintf(w, "%s\nThe code works once and expires at %s (in %s). Run `lmp-server pair` for another.\n",
+		qr, exp.Local().Format(time.DateTime), time.Until(exp).Round(time.Second))
+}
+
+func devices(args []string, stdout, stderr io.Writer) int {
+	fs, addr, asJSON := adminFlags("devices", stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	raw, _, err := adminCall(ctx, *addr, http.MethodGet, server.PathDevices, nil)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if *asJSON {
+		_, _ = stdout.Write(raw)
+		return 0
+	}
+	var list server.DeviceList
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return fail(stderr, fmt.Errorf("unexpected answer from the server: %v", err))
+	}
+	if len(list.Devices) == 0 {
+		fmt.Fprintln(stdout, "no paired devices: run `lmp-server pair`")
+		return 0
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DEVICE\tMODEL\tOS\tPAIRED\tSTATUS")
+	for _, d := range list.Devices {
+		status := "offline"
+		switch {
+		case d.RevokedAt != nil:
+			status = "revoked " + lmp.TimeOf(*d.RevokedAt).Local().Format(time.DateTime)
+		case d.Online > 0:
+			status = fmt.Sprintf("online (%d)", d.Online)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.DeviceID, d.Model, d.OS,
+			lmp.TimeOf(d.CreatedAt).Local().Format(time.DateTime), status)
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+func revoke(args []string, stdout, stderr io.Writer) int {
+	fs, addr, _ := adminFlags("revoke", stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: lmp-server revoke [--addr ADDR] DEVICE_ID")
+		return 2
+	}
+	id := fs.Arg(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if _, _, err := adminCall(ctx, *addr, http.MethodPost, "/internal/devices/"+url.PathEscape(id)+"/revoke", nil); err != nil {
+		return fail(stderr, err)
+	}
+	fmt.Fprintf(stdout, "revoked %s: its connections are closed and it can no longer connect\n", id)
+	return 0
+}

@@ -1,0 +1,312 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "lmp-server-bin-*")
+	if err != nil {
+		panic(err)
+	}
+	bin = filepath.Join(dir, "lmp-server")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		panic(err)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+type proc struct {
+	cmd            *exec.Cmd
+	addr           string
+	stdout, stderr *lockedBuf
+	exited         chan struct{}
+}
+
+// startServer runs the real binary and waits for /health.
+func startServer(t *testing.T, dir, addr string, extra ...string) *proc {
+	t.Helper()
+	args := append([]string{"serve", "--addr", addr, "--data", dir, "--log-format", "json"}, extra...)
+	p := &proc{cmd: exec.Command(bin, args...), addr: addr, stdout: &lockedBuf{}, stderr: &lockedBuf{}, exited: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = p.cmd.Wait(); close(p.exited) }()
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	})
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + lmp.PathHealth)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return p
+			}
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("server exited: %s", p.stderr)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server never became healthy: %s", p.stderr)
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the process to listen
+	}
+}
+
+func (p *proc) ws() string { return "ws://" + p.addr + lmp.PathWebSocket }
+
+func (p *proc) notify(t *testing.T, texts ...string) {
+	t.Helper()
+	dc := driver.New("http://"+p.addr, nil)
+	for _, s := range texts {
+		if _, err := dc.Send(ctxT(t), driver.SendRequest{Content: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func nextNotification(t *testing.T, c *client.Conn) client.Frame {
+	t.Helper()
+	f, err := c.ExpectType(ctxT(t), lmp.TypeNotification)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, c.Transcript())
+	}
+	return f
+}
+
+func TestKill9KeepsDevicesAndSeqMonotonic(t *testing.T) { // note 4, E-2, E-6
+	dir, addr := t.TempDir(), freeAddr(t)
+	p := startServer(t, dir, addr)
+	pr, err := client.Pair(ctxT(t), "http://"+addr+lmp.PathPairNew, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, dev, _, err := client.PairDevice(ctxT(t), p.ws(), pr.Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.notify(t, "a", "b", "c")
+	var last int64
+	for i := 0; i < 3; i++ {
+		last = nextNotification(t, c).Seq
+	}
+	if last != 3 {
+		t.Fatalf("seq %d after 3 events", last)
+	}
+	c.CloseNow()
+
+	// kill -9: no shutdown, no flush.
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	p2 := startServer(t, dir, addr)
+	c2, ok, err := client.Connect(ctxT(t), p2.ws(), dev, &last, nil)
+	if err != nil {
+		t.Fatalf("paired device refused after kill -9: %v", err)
+	}
+	defer c2.CloseNow()
+	if !ok.Truncated {
+		t.Fatal("numbers skipped by the crash were not reported as truncated")
+	}
+	p2.notify(t, "after")
+	f := nextNotification(t, c2)
+	if f.Seq <= last {
+		t.Fatalf("seq went back after kill -9: %d after %d", f.Seq, last)
+	}
+	if f.EventID != lmp.EventID(f.Seq) {
+		t.Fatalf("%s", f.Raw)
+	}
+	after := f.Seq
+
+	// A second crash right away still never reuses a number.
+	_ = p2.cmd.Process.Signal(syscall.SIGKILL)
+	<-p2.exited
+	p3 := startServer(t, dir, addr)
+	c3, _, err := client.Connect(ctxT(t), p3.ws(), dev, &after, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c3.CloseNow()
+	p3.notify(t, "again")
+	if f := nextNotification(t, c3); f.Seq <= after {
+		t.Fatalf("seq %d after %d across the second crash", f.Seq, after)
+	}
+	checkNoSecrets(t, p.stderr.String()+p2.stderr.String()+p3.stderr.String(), pr.Token, dev.Credential)
+}
+
+func TestSIGTERMIsGraceful(t *testing.T) { // close 1001, store flushed
+	dir, addr := t.TempDir(), freeAddr(t)
+	p := startServer(t, dir, addr)
+	pr, _ := client.Pair(ctxT(t), "http://"+addr+lmp.PathPairNew, 0, nil)
+	c, dev, _, err := client.PairDevice(ctxT(t), p.ws(), pr.Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.notify(t, "a", "b")
+	nextNotification(t, c)
+	last := nextNotification(t, c).Seq
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	ce, err := c.WaitClosed(ctxT(t))
+	if err != nil || ce.Code != 1001 {
+		t.Fatalf("close on SIGTERM: %v %v", ce, err)
+	}
+	<-p.exited
+	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit code %d: %s", code, p.stderr)
+	}
+	p2 := startServer(t, dir, addr)
+	c2, ok, err := client.Connect(ctxT(t), p2.ws(), dev, &last, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.CloseNow()
+	if ok.Truncated {
+		t.Fatal("clean restart with nothing missed reported truncated")
+	}
+	p2.notify(t, "c")
+	if f := nextNotification(t, c2); f.Seq != last+1 {
+		t.Fatalf("seq after clean restart %d, want %d", f.Seq, last+1)
+	}
+}
+
+func runCLI(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return o.String(), e.String(), ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), 0
+}
+
+func TestRefusesInsecureBind(t *testing.T) { // S-3
+	_, stderr, code := runCLI(t, []string{"LOOMI_ALLOW_INSECURE_BIND="}, "serve", "--addr", "0.0.0.0:"+strconv.Itoa(0), "--data", t.TempDir())
+	if code == 0 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, "LOOMI_ALLOW_INSECURE_BIND") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestAdminCommands(t *testing.T) { // S-5, P-1
+	addr := freeAddr(t)
+	_, stderr, code := runCLI(t, nil, "devices", "--addr", addr)
+	if code != 1 || strings.TrimSpace(stderr) != "lmp-server: no lmp-server is listening on "+addr+": start one with `lmp-server`" {
+		t.Fatalf("no server: exit %d %q", code, stderr)
+	}
+	p := startServer(t, t.TempDir(), addr)
+	// The QR is printed just after the listener is up.
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stdout.String(), "expires at"); {
+		if time.Now().After(deadline) {
+			t.Fatalf("no QR printed at start:\n%s", p.stdout)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the process's output
+	}
+	if !strings.Contains(p.stdout.String(), `"token":`) || !strings.Contains(p.stdout.String(), "▀") {
+		t.Fatalf("no QR printed at start:\n%s", p.stdout)
+	}
+	out, _, code := runCLI(t, nil, "pair", "--addr", addr, "--json", "--ttl", "90s")
+	var pr lmp.PairResponse
+	if code != 0 || json.Unmarshal([]byte(out), &pr) != nil || pr.Token == "" {
+		t.Fatalf("pair --json: %d %q", code, out)
+	}
+	if left := time.Until(lmp.TimeOf(pr.ExpiresAt)); left > 91*time.Second || left < 80*time.Second {
+		t.Fatalf("--ttl 90s: expires in %v", left)
+	}
+	c, dev, _, err := client.PairDevice(ctxT(t), p.ws(), pr.Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	out, _, _ = runCLI(t, nil, "devices", "--addr", addr)
+	if !strings.Contains(out, dev.ID) || !strings.Contains(out, "online (1)") {
+		t.Fatalf("devices:\n%s", out)
+	}
+	out, stderr, code = runCLI(t, nil, "revoke", "--addr", addr, dev.ID)
+	if code != 0 {
+		t.Fatalf("revoke: %d %s", code, stderr)
+	}
+	ce, err := c.WaitClosed(ctxT(t))
+	if err != nil || ce.Code != 1008 {
+		t.Fatalf("revoked device's connection: %v %v", ce, err)
+	}
+	_, stderr, code = runCLI(t, nil, "revoke", "--addr", addr, "dev_unknown")
+	if code != 1 || !strings.Contains(stderr, "no device") {
+		t.Fatalf("revoke unknown: %d %q", code, stderr)
+	}
+	checkNoSecrets(t, p.stderr.String(), pr.Token, dev.Credential)
+}
+
+func checkNoSecrets(t *testing.T, logs string, secrets ...string) {
+	t.Helper()
+	for _, s := range secrets {
+		if s != "" && strings.Contains(logs, s) {
+			t.Fatalf("secret %s found in the server's logs", lmp.Fingerprint(s))
+		}
+	}
+}

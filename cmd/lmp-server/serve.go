@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/reference"
+)
+
+func serve(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o reference.Options
+	fs.StringVar(&o.Addr, "addr", reference.DefaultAddr, "listen address; a non-loopback address needs TLS or LOOMI_ALLOW_INSECURE_BIND=true")
+	fs.StringVar(&o.DataDir, "data", reference.DefaultDataDir(), "data directory (devices, seq high-water mark)")
+	fs.StringVar(&o.Name, "name", "", "server name shown to apps (default: host name)")
+	fs.StringVar(&o.PublicURL, "public-url", "", "ws:// or wss:// URL put in the QR, for LAN and reverse-proxy setups")
+	fs.StringVar(&o.TLSCert, "tls-cert", "", "TLS certificate (PEM)")
+	fs.StringVar(&o.TLSKey, "tls-key", "", "TLS private key (PEM)")
+	fs.DurationVar(&o.PingInterval, "ping-interval", lmp.DefaultPingInterval, "server ping interval (T-4)")
+	fs.DurationVar(&o.PongTimeout, "pong-timeout", lmp.DefaultPongTimeout, "time a client has to answer a ping (T-5)")
+	fs.DurationVar(&o.AuthTimeout, "auth-timeout", lmp.DefaultAuthTimeout, "time a connection has to authenticate (S-4)")
+	fs.DurationVar(&o.PairTTL, "pair-ttl", lmp.DefaultPairTTL, "default pairing token lifetime (P-5)")
+	fs.StringVar(&o.Script, "script", "", "mock Hermes scenario file to load")
+	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
+	noQR := fs.Bool("no-qr", false, "do not print a pairing QR at start")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lmp-server serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var h slog.Handler
+	switch *logFormat {
+	case "text":
+		h = slog.NewTextHandler(stderr, nil)
+	case "json":
+		h = slog.NewJSONHandler(stderr, nil)
+	default:
+		fmt.Fprintf(stderr, "lmp-server serve: --log-format %q: want text or json\n", *logFormat)
+		return 2
+	}
+	o.Logger = slog.New(h)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	inst, err := reference.Start(ctx, o)
+	if err != nil {
+		fmt.Fprintf(stderr, "lmp-server: %v\n", err) // S-3: one line, non-zero exit
+		return 1
+	}
+	fmt.Fprintf(stdout, "lmp-server listening on %s (pairing URL %s, data %s)\n", inst.BaseURL, inst.PublicURL, inst.DataDir)
+	if !*noQR {
+		pr, err := client.Pair(ctx, inst.PairURL, 0, loopbackClient(inst.TLSFingerprint != ""))
+		if err != nil {
+			fmt.Fprintf(stderr, "lmp-server: could not mint a pairing token: %v\n", err)
+		} else {
+			printPairing(stdout, pr, false)
+		}
+	}
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-inst.Done():
+	}
+	stop()
+	fmt.Fprintln(stdout, "lmp-server: shutting down")
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := inst.Close(sctx); err != nil && serveErr == nil {
+		serveErr = err
+	}
+	if serveErr != nil {
+		fmt.Fprintf(stderr, "lmp-server: %v\n", serveErr)
+		return 1
+	}
+	return 0
+}
+
+// loopbackClient talks to this host's own server. With TLS the
+// certificate is not checked: the peer is the loopback interface.
+func loopbackClient(useTLS bool) *http.Client {
+	if !useTLS {
+		return &http.Client{Timeout: 10 * time.Second}
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // loopback to ourselves
+	}}
+}

@@ -1,0 +1,238 @@
+package mockhermes
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/schema"
+)
+
+// schemaCheckingTransport validates every driver response body against the
+// schema of its route and status.
+type schemaCheckingTransport struct {
+	t    *testing.T
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+var responseSchemas = map[string]string{
+	"GET " + driver.RouteProfile:   "driver/profile",
+	"POST " + driver.RouteHook:     "driver/ok",
+	"POST " + driver.RouteSend:     "driver/send-response",
+	"POST " + driver.RouteApproval: "driver/approval-response",
+	"POST " + driver.RoutePlay:     "driver/play-response",
+	"GET " + driver.RouteScenarios: "driver/scenario-list",
+	"GET " + driver.RouteCalls:     "driver/call-list",
+	"DELETE " + driver.RouteCalls:  "driver/ok",
+	"POST " + driver.RouteSession:  "driver/session-response",
+}
+
+func (s *schemaCheckingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(raw))
+	name := "driver/error"
+	key := req.Method + " " + strings.TrimPrefix(req.URL.Path, driver.Prefix)
+	if resp.StatusCode/100 == 2 {
+		name = responseSchemas[key]
+	}
+	if name == "" {
+		s.t.Errorf("no schema for %s", key)
+	} else if errs := schema.ValidateDocument(name, raw); len(errs) > 0 {
+		s.t.Errorf("%s answer (%d) breaks %s: %v\n%s", key, resp.StatusCode, name, errs, raw)
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" {
+		s.t.Errorf("%s: Content-Type %q", key, ct)
+	}
+	s.mu.Lock()
+	s.seen[name] = true
+	s.mu.Unlock()
+	return resp, nil
+}
+
+func newDriver(t *testing.T, opts Options) (*Mock, *fakeAdapter, *driver.Client, *schemaCheckingTransport, string) {
+	t.Helper()
+	m, f := newTestMock(t, opts)
+	prof := driver.Profile{PingIntervalMS: 25000, PongTimeoutMS: 10000, MissedPongs: 3, AuthTimeoutMS: 10000,
+		PairTTLMS: 300000, ApprovalTimeoutMS: 300000, ReplayWindow: 512, RequestIDWindow: 256}
+	srv := httptest.NewServer(m.DriverHandler(prof))
+	t.Cleanup(srv.Close)
+	tr := &schemaCheckingTransport{t: t, seen: map[string]bool{}}
+	return m, f, driver.New(srv.URL, &http.Client{Transport: tr, Timeout: 10 * time.Second}), tr, srv.URL
+}
+
+func TestDriverAPI(t *testing.T) {
+	m, f, c, tr, _ := newDriver(t, Options{})
+	ctx := context.Background()
+
+	p, err := c.Profile(ctx)
+	if err != nil || p.PingIntervalMS != 25000 || p.RequestIDWindow != 256 || p.ReplayWindow != 512 {
+		t.Fatalf("profile = %+v, %v", p, err)
+	}
+
+	if err := c.Hook(ctx, driver.HookRequest{Name: "on_stream_start", Kwargs: map[string]any{"turn_id": "t1", "iteration": 1}}); err != nil {
+		t.Fatal(err)
+	}
+	evs := f.snapshot()
+	if len(evs) != 1 || evs[0].Name != "on_stream_start" || evs[0].Kwargs["turn_id"] != "t1" ||
+		evs[0].Kwargs["iteration"] != 1.0 || evs[0].Kwargs["telemetry_schema_version"] != 1.0 {
+		t.Fatalf("hook = %+v", evs)
+	}
+
+	sr, err := c.Send(ctx, driver.SendRequest{ChatID: "c1", Content: "cron done", Metadata: map[string]any{"category": "result"}})
+	if err != nil || !sr.Success || sr.MessageID == "" {
+		t.Fatalf("send = %+v, %v", sr, err)
+	}
+	if e := f.snapshot()[1]; e.Kind != "send" || e.Text != "cron done" || e.ChatID != "c1" || e.Meta["category"] != "result" {
+		t.Fatalf("send reached adapter as %+v", e)
+	}
+
+	ar, err := c.Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /", AllowPermanent: new(bool), TimeoutMS: 60000})
+	if err != nil || ar.ApprovalID == "" || ar.TaskID == "" || ar.SessionKey != SessionKey(ar.TaskID) {
+		t.Fatalf("approval = %+v, %v", ar, err)
+	}
+	pr := f.snapshot()[3].Prompt
+	if pr.RequestID != ar.ApprovalID || len(pr.Choices) != 3 || time.Until(pr.Deadline) < 50*time.Second {
+		t.Fatalf("prompt = %+v", pr)
+	}
+	if n, _ := m.ResolveGatewayApproval(ctx, ar.SessionKey, "deny", false, "", ar.ApprovalID); n != 1 {
+		t.Fatal("driver approval not pending")
+	}
+	f.waitHook(t, "post_approval_response", 1)
+
+	play, err := c.Play(ctx, driver.PlayRequest{Scenario: "burst", Args: []string{"5"}, Wait: true})
+	if err != nil || play.TaskID == "" || play.RunID != "" || play.Error != "" {
+		t.Fatalf("play = %+v, %v", play, err)
+	}
+	if n := count(f.snapshot(), "send"); n != 6 {
+		t.Fatalf("sends after burst 5 = %d", n)
+	}
+	play, err = c.Play(ctx, driver.PlayRequest{Scenario: "reply", TaskID: "chosen", Faults: &driver.Faults{Duplicate: true}})
+	if err != nil || play.TaskID != "chosen" || !strings.HasPrefix(play.RunID, "run_turn_") {
+		t.Fatalf("play = %+v, %v", play, err)
+	}
+	evs = f.waitHook(t, "on_stream_end", 2) // duplicated
+	if evs[len(evs)-1].Kwargs["turn_id"] != strings.TrimPrefix(play.RunID, "run_") {
+		t.Fatal("run_id does not name the turn")
+	}
+
+	list, err := c.Scenarios(ctx)
+	if err != nil || len(list.Scenarios) != len(m.ScenarioNames()) || list.Scenarios[0].Usage == "" {
+		t.Fatalf("scenarios = %+v, %v", list, err)
+	}
+
+	m.ListSessions(ctx, serverListAll())
+	calls, err := c.Calls(ctx)
+	if err != nil || len(calls.Calls) != 2 || calls.Calls[0].Name != "resolve_gateway_approval" || calls.Calls[1].Name != "list_sessions_rich" {
+		t.Fatalf("calls = %+v, %v", calls, err)
+	}
+	if calls.Calls[0].Result != 1.0 || calls.Calls[0].Args["choice"] != "deny" || calls.Calls[0].At <= 0 {
+		t.Fatalf("call = %+v", calls.Calls[0])
+	}
+	if err := c.ClearCalls(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if calls, _ := c.Calls(ctx); len(calls.Calls) != 0 {
+		t.Fatal("calls not cleared")
+	}
+
+	sess, err := c.Session(ctx, driver.SessionRequest{Title: "Seeded", Ended: true})
+	if err != nil || sess.TaskID == "" {
+		t.Fatalf("session = %+v, %v", sess, err)
+	}
+	rows, _ := m.ListSessions(ctx, serverListAll())
+	found := false
+	for _, r := range rows {
+		found = found || (r.ID == sess.TaskID && r.Title == "Seeded" && r.EndedAt != nil)
+	}
+	if !found {
+		t.Fatal("seeded session not listed")
+	}
+
+	for _, name := range []string{"driver/profile", "driver/ok", "driver/send-response", "driver/approval-response",
+		"driver/play-response", "driver/scenario-list", "driver/call-list", "driver/session-response"} {
+		if !tr.seen[name] {
+			t.Errorf("no response checked against %s", name)
+		}
+	}
+}
+
+func TestDriverAPIErrors(t *testing.T) {
+	_, _, c, tr, base := newDriver(t, Options{})
+	ctx := context.Background()
+	var ae *driver.APIError
+
+	_, err := c.Play(ctx, driver.PlayRequest{Scenario: "nosuch"})
+	if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, `unknown scenario "nosuch"`) || ae.Route != driver.RoutePlay {
+		t.Fatalf("unknown scenario: %v", err)
+	}
+	_, err = c.Play(ctx, driver.PlayRequest{Scenario: "burst", Args: []string{"100001"}})
+	if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, "at most 100000") {
+		t.Fatalf("burst over limit: %v", err)
+	}
+	_, err = c.Approval(ctx, driver.ApprovalRequest{})
+	if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, "command") {
+		t.Fatalf("approval without command: %v", err)
+	}
+
+	hc := &http.Client{Transport: tr}
+	raw := func(method, path, body string) (int, string) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, c := range []struct {
+		method, path, body string
+		status             int
+		want               string
+	}{
+		{"POST", driver.Prefix + driver.RoutePlay, `{"scenario":`, 400, "invalid body"},
+		{"POST", driver.Prefix + driver.RoutePlay, `{"scenario":"reply","bogus":1}`, 400, "bogus"},
+		{"POST", driver.Prefix + driver.RoutePlay, `{"scenario":5}`, 400, "/scenario"},
+		{"POST", driver.Prefix + driver.RouteHook, `{"kwargs":{}}`, 400, "name"},
+		{"POST", driver.Prefix + driver.RouteSend, `[]`, 400, "invalid body"},
+		{"GET", driver.Prefix + driver.RoutePlay, ``, 405, "method not allowed"},
+		{"POST", driver.Prefix + driver.RouteProfile, `{}`, 405, "method not allowed"},
+		{"PUT", driver.Prefix + driver.RouteCalls, ``, 405, "GET, DELETE"},
+		{"GET", driver.Prefix + "/nope", ``, 404, "no driver route"},
+		{"GET", "/elsewhere", ``, 404, "no driver route"},
+	} {
+		status, body := raw(c.method, c.path, c.body)
+		if status != c.status || !strings.Contains(body, c.want) {
+			t.Errorf("%s %s %s: %d %s, want %d containing %q", c.method, c.path, c.body, status, body, c.status, c.want)
+		}
+	}
+	if !tr.seen["driver/error"] {
+		t.Fatal("no error body checked against its schema")
+	}
+}
+
+func TestDriverWithoutAdapter(t *testing.T) {
+	m := New(Options{})
+	defer m.Close()
+	srv := httptest.NewServer(m.DriverHandler(driver.Profile{}))
+	defer srv.Close()
+	_, err := driver.New(srv.URL+driver.Prefix, nil).Play(context.Background(), driver.PlayRequest{Scenario: "reply"})
+	var ae *driver.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable {
+		t.Fatalf("play without adapter: %v", err)
+	}
+}

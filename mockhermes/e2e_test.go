@@ -1,0 +1,450 @@
+package mockhermes_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/reference"
+	"github.com/loomi-lmp/lmpkit/server"
+)
+
+// stack is a running reference instance: the real server and the mock
+// Hermes behind one real loopback listener, as lmp-server runs them.
+type stack struct {
+	ws  string // ws://127.0.0.1:port/ws
+	drv *driver.Client
+}
+
+func startStack(t *testing.T) *stack {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Name: "e2e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		inst.Close(ctx)
+	})
+	return &stack{ws: inst.WSURL, drv: driver.New(inst.DriverURL, nil)}
+}
+
+func (s *stack) calls(t *testing.T) []driver.Call {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	cl, err := s.drv.Calls(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cl.Calls
+}
+
+// phone pairs a new device and returns its connection.
+func (s *stack) phone(t *testing.T) *client.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	pairURL, err := client.PairURLFor(s.ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, err := client.Pair(ctx, pairURL, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, _, err := client.PairDevice(ctx, s.ws, pr.Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.CloseNow() })
+	return c
+}
+
+var reqN atomic.Int64
+
+func reqID() string { return fmt.Sprintf("r%d", reqN.Add(1)) }
+
+// send sends a user message and returns the task it went to.
+func send(t *testing.T, c *client.Conn, taskID, text string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rid := reqID()
+	p := lmp.SessionSend{Text: text, RequestID: rid}
+	if taskID != "" {
+		p.TaskID = &taskID
+	}
+	if err := c.Send(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.Expect(ctx, func(f client.Frame) bool {
+		return (f.Type == lmp.TypeAck || f.Type == lmp.TypeError) && strings.Contains(string(f.Payload), `"`+rid+`"`)
+	})
+	if err != nil {
+		t.Fatalf("no ack for %q: %v\n%s", text, err, c.Transcript())
+	}
+	if f.Type != lmp.TypeAck {
+		t.Fatalf("session.send %q refused: %s", text, f.Payload)
+	}
+	ack := decode[lmp.Ack](t, f)
+	return lmp.Deref(ack.TaskID)
+}
+
+func decode[T lmp.Payload](t *testing.T, f client.Frame) T {
+	t.Helper()
+	p, err := lmp.DecodePayload[T](f.Type, f.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// runFrames collects the frames of task's run until its terminal frame.
+func runFrames(t *testing.T, c *client.Conn, task string) []client.Frame {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var out []client.Frame
+	for {
+		f, err := c.Expect(ctx, func(f client.Frame) bool { return lmp.Deref(f.TaskID) == task && strings.HasPrefix(f.Type, "run.") })
+		if err != nil {
+			t.Fatalf("run of %s did not end: %v\nframes so far: %s", task, err, types(out))
+		}
+		out = append(out, f)
+		if f.Type == lmp.TypeRunCompleted || f.Type == lmp.TypeRunFailed {
+			return out
+		}
+	}
+}
+
+func types(fs []client.Frame) string {
+	var s []string
+	for i := 0; i < len(fs); {
+		j := i
+		for j < len(fs) && fs[j].Type == fs[i].Type {
+			j++
+		}
+		if j-i > 1 {
+			s = append(s, fmt.Sprintf("%s×%d", fs[i].Type, j-i))
+		} else {
+			s = append(s, fs[i].Type)
+		}
+		i = j
+	}
+	return strings.Join(s, " ")
+}
+
+func ofType(fs []client.Frame, typ string) []client.Frame {
+	var out []client.Frame
+	for _, f := range fs {
+		if f.Type == typ {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func expectRunShape(t *testing.T, fs []client.Frame) string {
+	t.Helper()
+	if fs[0].Type != lmp.TypeRunStarted {
+		t.Fatalf("run begins with %s", fs[0].Type)
+	}
+	run := lmp.Deref(fs[0].RunID)
+	for _, f := range fs {
+		if lmp.Deref(f.RunID) != run {
+			t.Fatalf("%s of run %s inside run %s", f.Type, lmp.Deref(f.RunID), run)
+		}
+	}
+	if n := len(ofType(fs, lmp.TypeRunStarted)); n != 1 {
+		t.Fatalf("%d run.started in one turn", n)
+	}
+	return run
+}
+
+func TestE2EScenariosOverTheWire(t *testing.T) {
+	st := startStack(t)
+	c := st.phone(t)
+
+	t.Run("reply", func(t *testing.T) {
+		task := send(t, c, "", "hello there")
+		fs := runFrames(t, c, task)
+		expectRunShape(t, fs)
+		var text, reasoning strings.Builder
+		for _, f := range ofType(fs, lmp.TypeRunDelta) {
+			d := decode[lmp.RunDelta](t, f)
+			if d.Kind == lmp.DeltaKindReasoning {
+				reasoning.WriteString(d.Text)
+			} else {
+				text.WriteString(d.Text)
+			}
+		}
+		done := decode[lmp.RunCompleted](t, fs[len(fs)-1])
+		if reasoning.Len() == 0 || !strings.Contains(text.String(), "You said: hello there") ||
+			done.Status != lmp.RunStatusCompleted || !done.Finished || done.Text != text.String() {
+			t.Fatalf("reply: text %q reasoning %q completed %+v", text.String(), reasoning.String(), done)
+		}
+	})
+
+	t.Run("tools", func(t *testing.T) {
+		task := send(t, c, "", "/mock tools")
+		fs := runFrames(t, c, task)
+		expectRunShape(t, fs)
+		starts, ends := ofType(fs, lmp.TypeRunToolStarted), ofType(fs, lmp.TypeRunToolFinished)
+		if len(starts) != 4 || len(ends) != 4 {
+			t.Fatalf("tools: %s", types(fs))
+		}
+		byCall := map[string]lmp.RunToolStarted{}
+		for _, f := range starts {
+			s := decode[lmp.RunToolStarted](t, f)
+			byCall[s.CallID] = s
+		}
+		a, b := decode[lmp.RunToolStarted](t, starts[0]), decode[lmp.RunToolStarted](t, starts[1])
+		if a.Tool != "read_file" || b.Tool != "read_file" || a.Iteration != b.Iteration || a.Index == b.Index || a.CallID == b.CallID {
+			t.Fatalf("same-tool pair: %+v %+v", a, b)
+		}
+		oks := 0
+		for _, f := range ends {
+			e := decode[lmp.RunToolFinished](t, f)
+			s, ok := byCall[e.CallID]
+			if !ok || s.Tool != e.Tool || s.Index != e.Index || s.Iteration != e.Iteration || e.Duration < 0 {
+				t.Fatalf("finish %+v does not pair with a start", e)
+			}
+			if e.OK {
+				oks++
+			}
+		}
+		// The parallel pair finishes in reverse.
+		if decode[lmp.RunToolFinished](t, ends[0]).CallID != b.CallID || oks != 3 {
+			t.Fatalf("tool finishes: %s", types(fs))
+		}
+		if decode[lmp.RunCompleted](t, fs[len(fs)-1]).Status != lmp.RunStatusCompleted {
+			t.Fatal("tools run not completed")
+		}
+	})
+
+	t.Run("fail", func(t *testing.T) {
+		task := send(t, c, "", "/mock fail")
+		fs := runFrames(t, c, task)
+		expectRunShape(t, fs)
+		last := fs[len(fs)-1]
+		if last.Type != lmp.TypeRunFailed || !strings.Contains(decode[lmp.RunFailed](t, last).Error, "529") ||
+			len(ofType(fs, lmp.TypeRunCompleted)) != 0 {
+			t.Fatalf("fail: %s / %s", types(fs), last.Payload)
+		}
+	})
+
+	t.Run("interim", func(t *testing.T) {
+		task := send(t, c, "", "/mock interim")
+		fs := runFrames(t, c, task)
+		expectRunShape(t, fs)
+		in := ofType(fs, lmp.TypeRunInterim)
+		if len(in) != 2 || !decode[lmp.RunInterim](t, in[0]).AlreadyStreamed || decode[lmp.RunInterim](t, in[1]).AlreadyStreamed {
+			t.Fatalf("interim: %s", types(fs))
+		}
+	})
+
+	t.Run("notify", func(t *testing.T) {
+		task := send(t, c, "", "/mock notify")
+		ns := notifications(t, c, task, 2)
+		if ns[0].Category != lmp.CategoryResult || ns[0].Source != "cron" ||
+			ns[1].Category != lmp.CategoryDiagnostic || !ns[1].RequiresAttention {
+			t.Fatalf("notify: %+v", ns)
+		}
+	})
+
+	t.Run("burst", func(t *testing.T) {
+		task := send(t, c, "", "/mock burst 200")
+		ns := notifications(t, c, task, 200)
+		if ns[199].Text != "Burst notification 200 of 200" {
+			t.Fatalf("last burst = %+v", ns[199])
+		}
+	})
+
+	t.Run("help", func(t *testing.T) {
+		task := send(t, c, "", "/mock help")
+		ns := notifications(t, c, task, 1)
+		list, err := st.drv.Scenarios(context.Background())
+		if err != nil || len(list.Scenarios) < 9 {
+			t.Fatalf("scenarios = %+v, %v", list, err)
+		}
+		for _, sc := range list.Scenarios {
+			if !strings.Contains(ns[0].Text, "- "+sc.Usage+": "+sc.Description) {
+				t.Fatalf("help lacks %s: %q", sc.Name, ns[0].Text)
+			}
+		}
+	})
+
+	t.Run("quirks", func(t *testing.T) {
+		task := send(t, c, "", "/mock quirks")
+		fs := runFrames(t, c, task)
+		run := expectRunShape(t, fs)
+		// Queue another scenario in the same task: when it has played,
+		// every late hook of the quirky run has been delivered, and none
+		// may have produced a frame after the terminal one.
+		send(t, c, task, "/mock notify")
+		notifications(t, c, task, 2)
+		for _, f := range c.Pending() {
+			if lmp.Deref(f.RunID) == run {
+				t.Fatalf("%s after run %s ended", f.Type, run)
+			}
+		}
+	})
+}
+
+func notifications(t *testing.T, c *client.Conn, task string, n int) []lmp.Notification {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	var out []lmp.Notification
+	for len(out) < n {
+		f, err := c.Expect(ctx, func(f client.Frame) bool { return f.Type == lmp.TypeNotification && lmp.Deref(f.TaskID) == task })
+		if err != nil {
+			t.Fatalf("got %d of %d notifications: %v", len(out), n, err)
+		}
+		out = append(out, decode[lmp.Notification](t, f))
+	}
+	return out
+}
+
+func TestE2EApprovalRecordsChoice(t *testing.T) {
+	for _, choice := range []string{lmp.ChoiceOnce, lmp.ChoiceDeny} {
+		t.Run(choice, func(t *testing.T) {
+			st := startStack(t)
+			c := st.phone(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer cancel()
+			task := send(t, c, "", "/mock approval")
+			f, err := c.ExpectType(ctx, lmp.TypeApprovalRequired)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := decode[lmp.ApprovalRequired](t, f)
+			if req.Command != "rm -rf ./build" || lmp.Deref(req.TaskID) != task || len(req.Choices) != 4 || req.RunID == nil {
+				t.Fatalf("approval.required = %+v", req)
+			}
+			rid := reqID()
+			if err := c.Send(ctx, lmp.ApprovalResolve{ApprovalID: req.ApprovalID, Choice: choice, RequestID: rid}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.ExpectType(ctx, lmp.TypeApprovalResolved)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := decode[lmp.ApprovalResolved](t, res); r.ApprovalID != req.ApprovalID || r.Choice != choice {
+				t.Fatalf("approval.resolved = %+v", r)
+			}
+			fs := runFrames(t, c, task)
+			done := decode[lmp.RunCompleted](t, fs[len(fs)-1])
+			want := map[string]string{lmp.ChoiceOnce: "Done: ./build is removed.", lmp.ChoiceDeny: "Understood, I left ./build alone."}[choice]
+			if done.Text != want {
+				t.Fatalf("run ended with %q, want %q", done.Text, want)
+			}
+			// What the adapter told Hermes, through the driver API.
+			calls := driver.CallList{Calls: st.calls(t)}
+			if len(calls.Calls) != 2 || calls.Calls[0].Name != "handle_message" || calls.Calls[1].Name != "resolve_gateway_approval" {
+				t.Fatalf("calls = %+v", calls.Calls)
+			}
+			ev := calls.Calls[0].Args["event"].(map[string]any)
+			if ev["text"] != "/mock approval" || ev["source"].(map[string]any)["chat_id"] != task {
+				t.Fatalf("handle_message = %v", ev)
+			}
+			a := calls.Calls[1].Args
+			if a["choice"] != choice || a["request_id"] != req.ApprovalID || a["session_key"] != server.SessionKeyPrefix+task ||
+				calls.Calls[1].Result != 1.0 {
+				t.Fatalf("resolve_gateway_approval = %+v", calls.Calls[1])
+			}
+		})
+	}
+}
+
+func TestE2ECancelLongRun(t *testing.T) {
+	st := startStack(t)
+	c := st.phone(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	task := send(t, c, "", "/mock long")
+	for i := 0; i < 3; i++ {
+		if _, err := c.Expect(ctx, func(f client.Frame) bool { return f.Type == lmp.TypeRunDelta && lmp.Deref(f.TaskID) == task }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	started := ofType(c.Pending(), lmp.TypeRunStarted)
+	var run string
+	for _, f := range started {
+		if lmp.Deref(f.TaskID) == task {
+			run = lmp.Deref(f.RunID)
+		}
+	}
+	if run == "" {
+		t.Fatal("no run.started for the long run")
+	}
+	if err := c.Send(ctx, lmp.RunCancel{RunID: run}); err != nil {
+		t.Fatal(err)
+	}
+	fs := runFrames(t, c, task)
+	last := decode[lmp.RunCompleted](t, fs[len(fs)-1])
+	if last.Status != lmp.RunStatusCancelled {
+		t.Fatalf("long ended %+v", last)
+	}
+	calls := st.calls(t)
+	var stop *driver.Call
+	for i := range calls {
+		if calls[i].Name == "interrupt_session_activity" {
+			stop = &calls[i]
+		}
+	}
+	if stop == nil || stop.Args["chat_id"] != task || stop.Args["session_key"] != server.SessionKeyPrefix+task {
+		t.Fatalf("interrupt not recorded: %+v", calls)
+	}
+	// The mock's turn has stopped: a new message plays at once, not after
+	// ten minutes of "long".
+	send(t, c, task, "/mock notify")
+	notifications(t, c, task, 2)
+}
+
+func TestE2EDriverPlaysIntoServer(t *testing.T) {
+	st := startStack(t)
+	c := st.phone(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	pr, err := st.drv.Play(ctx, driver.PlayRequest{Scenario: "reply", Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := runFrames(t, c, pr.TaskID)
+	if run := expectRunShape(t, fs); run != pr.RunID {
+		t.Fatalf("run %s, driver said %s", run, pr.RunID)
+	}
+	ar, err := st.drv.Approval(ctx, driver.ApprovalRequest{Command: "shutdown -h now", TimeoutMS: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.ExpectType(ctx, lmp.TypeApprovalResolved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := decode[lmp.ApprovalResolved](t, f); r.ApprovalID != ar.ApprovalID || r.Choice != "timeout" || r.DecidedBy != lmp.DecidedByTimeout {
+		t.Fatalf("timed out approval = %+v", r)
+	}
+	if _, err := st.drv.Send(ctx, driver.SendRequest{ChatID: pr.TaskID, Content: "from cron", Metadata: map[string]any{"category": "result", "title": "t"}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := notifications(t, c, pr.TaskID, 1); n[0].Text != "from cron" {
+		t.Fatalf("notification = %+v", n[0])
+	}
+	raw, _ := json.Marshal(pr)
+	if !strings.Contains(string(raw), pr.TaskID) {
+		t.Fatal("play response lost its task")
+	}
+}

@@ -1,0 +1,168 @@
+package mockhermes
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/server"
+	"go.yaml.in/yaml/v3"
+)
+
+// event is one call the mock made into the fake adapter.
+type event struct {
+	Kind   string // hook, prompt, send
+	Name   string // hook name
+	Kwargs map[string]any
+	Prompt server.ExecApprovalPrompt
+	ChatID string
+	Text   string
+	Meta   map[string]any
+}
+
+func (e event) String() string {
+	switch e.Kind {
+	case "hook":
+		return e.Name
+	case "prompt":
+		return "prompt"
+	}
+	return "send"
+}
+
+// fakeAdapter records what the mock tells the server.
+type fakeAdapter struct {
+	mu        sync.Mutex
+	events    []event
+	promptErr error
+}
+
+func (f *fakeAdapter) add(e event) {
+	f.mu.Lock()
+	f.events = append(f.events, e)
+	f.mu.Unlock()
+}
+
+func (f *fakeAdapter) Hook(_ context.Context, name string, kwargs map[string]any) {
+	f.add(event{Kind: "hook", Name: name, Kwargs: kwargs})
+}
+
+func (f *fakeAdapter) SendExecApprovalPrompt(_ context.Context, p server.ExecApprovalPrompt) error {
+	f.add(event{Kind: "prompt", Prompt: p, ChatID: p.ChatID})
+	return f.promptErr
+}
+
+func (f *fakeAdapter) Send(_ context.Context, chatID, content string, md map[string]any) server.SendResult {
+	f.add(event{Kind: "send", ChatID: chatID, Text: content, Meta: md})
+	return server.SendResult{Success: true, MessageID: fmt.Sprintf("m%d", len(f.snapshot()))}
+}
+
+func (f *fakeAdapter) snapshot() []event {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]event(nil), f.events...)
+}
+
+// waitFor polls the recorded events until ok accepts them or the deadline
+// passes.
+func (f *fakeAdapter) waitFor(t *testing.T, what string, ok func([]event) bool) []event {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		evs := f.snapshot()
+		if ok(evs) {
+			return evs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; events: %s", what, names(evs))
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func (f *fakeAdapter) waitHook(t *testing.T, name string, n int) []event {
+	t.Helper()
+	return f.waitFor(t, fmt.Sprintf("%d× %s", n, name), func(evs []event) bool {
+		return count(evs, name) >= n
+	})
+}
+
+func count(evs []event, name string) int {
+	n := 0
+	for _, e := range evs {
+		if e.String() == name {
+			n++
+		}
+	}
+	return n
+}
+
+func names(evs []event) string {
+	s := make([]string, len(evs))
+	for i, e := range evs {
+		s[i] = e.String()
+	}
+	return strings.Join(s, " ")
+}
+
+// compact collapses runs of the same event name into "name×n", so that
+// sequences read independently of chunking.
+func compact(evs []event) string {
+	var out []string
+	for i := 0; i < len(evs); {
+		j := i
+		for j < len(evs) && evs[j].String() == evs[i].String() {
+			j++
+		}
+		if j-i > 1 {
+			out = append(out, fmt.Sprintf("%s×%d", evs[i], j-i))
+		} else {
+			out = append(out, evs[i].String())
+		}
+		i = j
+	}
+	return strings.Join(out, " ")
+}
+
+func newTestMock(t *testing.T, opts Options) (*Mock, *fakeAdapter) {
+	t.Helper()
+	m := New(opts)
+	f := &fakeAdapter{}
+	m.Attach(f)
+	t.Cleanup(m.Close)
+	return m, f
+}
+
+func play(t *testing.T, m *Mock, name string, args ...string) *Playback {
+	t.Helper()
+	pb, err := m.Play(context.Background(), name, args, "")
+	if err != nil {
+		t.Fatalf("play %s: %v", name, err)
+	}
+	return pb
+}
+
+func waitDone(t *testing.T, pb *Playback) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := pb.Wait(ctx); err != nil {
+		t.Fatalf("playback: %v", err)
+	}
+}
+
+type yamlDoc struct{}
+
+func (yamlDoc) parse(t *testing.T, src string) *yaml.Node {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Content[0]
+}
+
+func serverListAll() server.ListSessionsOptions { return server.ListSessionsOptions{Limit: 200} }

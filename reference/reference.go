@@ -1,0 +1,247 @@
+// Package reference wires the reference LMP server, the mock Hermes and a
+// listener into one running instance. cmd/lmp-server, lmp-check without
+// --url and the tests use it.
+package reference
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/mockhermes"
+	"github.com/loomi-lmp/lmpkit/server"
+)
+
+// DefaultAddr is where the server listens by default: loopback only (S-2).
+const DefaultAddr = "127.0.0.1:8787"
+
+// Options configure Start. Zero values take the defaults: DefaultAddr,
+// DefaultDataDir(), the spec's timings.
+type Options struct {
+	// Addr is the listen address; "127.0.0.1:0" picks a free port.
+	Addr string
+	// DataDir holds the store; default DefaultDataDir().
+	DataDir string
+	// Name is hello.ok's server_name and the QR's name; default the host name.
+	Name string
+	// PublicURL is the ws:// or wss:// URL put in the QR, for LAN and proxy
+	// setups; default the listener's own URL.
+	PublicURL string
+	// TLSCert and TLSKey are PEM files; both or neither.
+	TLSCert, TLSKey string
+	// Script is a mock Hermes scenario file to load.
+	Script string
+	// Timings; zero means the spec's value (lmp.Default*).
+	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration
+	// Logger receives the server's and the mock's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Instance is a running reference server.
+type Instance struct {
+	// WSURL is the loopback URL of /ws; BaseURL the loopback http(s) URL
+	// of the port; PairURL the pairing endpoint; DriverURL the mock Hermes
+	// driver API (driver.Prefix).
+	WSURL, BaseURL, PairURL, DriverURL string
+	// PublicURL is the URL the pairing QR carries.
+	PublicURL string
+	// TLSFingerprint is the certificate's SHA-256 (the QR's fp), "" without TLS.
+	TLSFingerprint string
+	// DataDir is the store's directory.
+	DataDir string
+
+	srv  *server.Server
+	mock *mockhermes.Mock
+	http *http.Server
+	done chan error
+}
+
+// DefaultDataDir is $XDG_STATE_HOME/lmp-server, or
+// ~/.local/state/lmp-server without XDG_STATE_HOME.
+func DefaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "lmp-server")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "lmp-server")
+	}
+	return filepath.Join(home, ".local", "state", "lmp-server")
+}
+
+// Start checks the bind (S-3), listens, opens the store, starts the mock
+// Hermes and serves. It returns once the listener accepts connections.
+func Start(ctx context.Context, o Options) (*Instance, error) {
+	if o.Addr == "" {
+		o.Addr = DefaultAddr
+	}
+	if o.DataDir == "" {
+		o.DataDir = DefaultDataDir()
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together: give both or neither")
+	}
+	useTLS := o.TLSCert != ""
+	if err := server.CheckBind(o.Addr, useTLS); err != nil { // S-3: fail closed
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var tlsCfg *tls.Config
+	fp := ""
+	if useTLS {
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return nil, fmt.Errorf("load TLS certificate: %w", err)
+		}
+		sum := sha256.Sum256(cert.Certificate[0])
+		fp = hex.EncodeToString(sum[:]) // P-2: lowercase hex, no colons
+		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+	}
+
+	mock := mockhermes.New(mockhermes.Options{ApprovalTimeout: o.ApprovalTimeout, Logger: log.With("component", "mockhermes")})
+	if o.Script != "" {
+		if err := mock.LoadScript(o.Script); err != nil {
+			mock.Close()
+			return nil, err
+		}
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", o.Addr)
+	if err != nil {
+		mock.Close()
+		return nil, fmt.Errorf("listen on %s: %w", o.Addr, err)
+	}
+	scheme, wsScheme := "http", "ws"
+	if useTLS {
+		scheme, wsScheme = "https", "wss"
+	}
+	local := loopbackHostPort(ln.Addr().(*net.TCPAddr))
+	public := o.PublicURL
+	if public == "" {
+		public = wsScheme + "://" + advertisedHostPort(ln.Addr().(*net.TCPAddr)) + lmp.PathWebSocket
+	}
+
+	srv, err := server.New(server.Config{
+		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
+		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
+		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL,
+		TLSFingerprint: fp, Logger: log,
+	})
+	if err != nil {
+		ln.Close()
+		mock.Close()
+		return nil, err
+	}
+	mock.Attach(srv)
+
+	mux := http.NewServeMux()
+	mux.Handle("/", srv.Handler())
+	mux.Handle(driver.Prefix+"/", server.LoopbackOnly(mock.DriverHandler(profile(o))))
+	hs := &http.Server{
+		Handler: mux, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	inst := &Instance{
+		WSURL: wsScheme + "://" + local + lmp.PathWebSocket, BaseURL: scheme + "://" + local,
+		PublicURL: public, TLSFingerprint: fp, DataDir: o.DataDir,
+		srv: srv, mock: mock, http: hs, done: make(chan error, 1),
+	}
+	inst.PairURL = inst.BaseURL + lmp.PathPairNew
+	inst.DriverURL = inst.BaseURL + driver.Prefix
+	go func() {
+		var err error
+		if useTLS {
+			err = hs.ServeTLS(ln, "", "")
+		} else {
+			err = hs.Serve(ln)
+		}
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		inst.done <- err
+	}()
+	log.Info("lmp-server listening", "addr", ln.Addr().String(), "public_url", public, "data", o.DataDir, "tls", useTLS)
+	return inst, nil
+}
+
+// Done delivers the serve loop's error (nil after Close).
+func (i *Instance) Done() <-chan error { return i.done }
+
+// Close stops accepting connections, stops the mock Hermes, closes every
+// WebSocket with 1001 and flushes the store.
+func (i *Instance) Close(ctx context.Context) error {
+	err := i.http.Shutdown(ctx)
+	i.mock.Close()
+	if serr := i.srv.Shutdown(ctx); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// version is the module version the binary was built from, or "dev".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return server.DefaultVersion
+}
+
+// profile is the effective timing profile served by the driver API.
+func profile(o Options) driver.Profile {
+	or := func(d, def time.Duration) int64 {
+		if d <= 0 {
+			d = def
+		}
+		return d.Milliseconds()
+	}
+	return driver.Profile{
+		PingIntervalMS:    or(o.PingInterval, lmp.DefaultPingInterval),
+		PongTimeoutMS:     or(o.PongTimeout, lmp.DefaultPongTimeout),
+		MissedPongs:       lmp.DefaultMissedPongs,
+		AuthTimeoutMS:     or(o.AuthTimeout, lmp.DefaultAuthTimeout),
+		PairTTLMS:         or(o.PairTTL, lmp.DefaultPairTTL),
+		ApprovalTimeoutMS: or(o.ApprovalTimeout, lmp.DefaultApprovalTimeout),
+		ReplayWindow:      lmp.DefaultReplayWindow,
+		RequestIDWindow:   lmp.DefaultRequestIDWindow,
+	}
+}
+
+// loopbackHostPort is how a process on this host reaches the listener.
+func loopbackHostPort(a *net.TCPAddr) string {
+	ip := a.IP
+	if ip == nil || ip.IsUnspecified() {
+		ip = net.IPv4(127, 0, 0, 1)
+	}
+	return net.JoinHostPort(ip.String(), fmt.Sprint(a.Port))
+}
+
+// advertisedHostPort is how a phone reaches the listener: its own address,
+// or for a wildcard bind the first non-loopback IPv4 address of the host.
+func advertisedHostPort(a *net.TCPAddr) string {
+	if a.IP != nil && !a.IP.IsUnspecified() {
+		return net.JoinHostPort(a.IP.String(), fmt.Sprint(a.Port))
+	}
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, ad := range addrs {
+			if n, ok := ad.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+				return net.JoinHostPort(n.IP.String(), fmt.Sprint(a.Port))
+			}
+		}
+	}
+	return loopbackHostPort(a)
+}

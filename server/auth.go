@@ -1,0 +1,167 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/server/store"
+)
+
+// handleHello authenticates the connection with its first frame. Every
+// refusal here is fatal.
+func (c *conn) handleHello(data []byte) {
+	var f lmp.ClientFrame
+	if err := json.Unmarshal(data, &f); err != nil || f.Type != lmp.TypeHello {
+		// F-2, note 10: hello first, refused at once otherwise.
+		c.fail(lmp.CloseProtocolError, lmp.CodeHelloRequired, "the first frame must be hello")
+		return
+	}
+	h, err := decodeHello(f.Payload)
+	if err != nil {
+		c.fail(lmp.CloseProtocolError, lmp.CodeInvalidPayload, "hello payload: "+err.Error())
+		return
+	}
+	if !slices.Contains(lmp.SupportedVersions, h.ProtocolVersion) {
+		// V-2, note 11: say so clearly, never guess a downgrade.
+		c.failWith(killReq{
+			code: lmp.CloseProtocolError, errCode: lmp.CodeUnsupportedVersion,
+			msg:   fmt.Sprintf("protocol_version %d is not supported; this server speaks %v", h.ProtocolVersion, lmp.SupportedVersions),
+			extra: func(e *lmp.Error) { e.SupportedVersions = lmp.SupportedVersions },
+		})
+		return
+	}
+	switch {
+	case h.Token != "" && (h.DeviceID != "" || h.Credential != ""):
+		// P-6, note 9: a token pairs new devices only; it is not consumed.
+		c.log.Info("hello refused: token with identity", "token", lmp.Fingerprint(h.Token), "device", h.DeviceID)
+		c.fail(lmp.ClosePolicyViolation, lmp.CodeTokenWithIdentity, "a pairing token pairs a new device only: send either token or device_id+credential")
+	case h.Token != "":
+		c.pair(h)
+	case h.DeviceID != "" && h.Credential != "":
+		c.authenticate(h)
+	default:
+		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidCredential, "hello needs a token (P-3) or device_id and credential (P-8)")
+	}
+}
+
+// pair consumes the token and creates a device (P-3…P-7).
+func (c *conn) pair(h lmp.Hello) {
+	s := c.s
+	fp := lmp.Fingerprint(h.Token)
+	if err := s.tokens.consume(h.Token, time.Now()); err != nil { // P-4, P-5
+		c.log.Info("pairing refused", "token", fp, "err", err)
+		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidToken, "pairing token is unknown, already used or expired")
+		return
+	}
+	cred := randomSecret() // P-7: 32 random bytes, URL-safe
+	rec := store.Device{
+		ID: randomID("dev_"), Model: h.DeviceInfo.Model, OS: h.DeviceInfo.OS,
+		AppVersion: h.DeviceInfo.AppVersion, CredentialHash: hashCredential(cred),
+		CreatedAt: time.Now().UTC(),
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		c.fail(lmp.CloseGoingAway, lmp.CodeShuttingDown, "server is shutting down")
+		return
+	}
+	// The device's seq 1 is the next global event; under s.mu no event can
+	// slip between the base and the registration.
+	rec.Base = s.events.last
+	if err := s.store.PutDevice(rec); err != nil {
+		c.log.Error("pairing failed: store", "err", err)
+		c.fail(lmp.CloseInternalError, lmp.CodeInternal, "could not store the new device")
+		return
+	}
+	d := &device{rec: rec, idem: newIdemWindow(s.cfg.RequestIDWindow)}
+	s.devices[rec.ID] = d
+	c.log.Info("device paired", "device", rec.ID, "model", rec.Model, "token", fp, "credential", lmp.Fingerprint(cred))
+	c.goLiveLocked(d, &cred, nil)
+}
+
+// authenticate checks a paired device's credential (P-8) and replays the
+// gap after last_seq (E-5).
+func (c *conn) authenticate(h lmp.Hello) {
+	s := c.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devices[h.DeviceID]
+	stored := dummyHash
+	if d != nil {
+		stored = d.rec.CredentialHash
+	}
+	ok := credentialMatches(stored, h.Credential) && d != nil // constant-time compare
+	switch {
+	case !ok:
+		c.log.Info("authentication refused", "device", h.DeviceID, "credential", lmp.Fingerprint(h.Credential))
+		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidCredential, "unknown device or wrong credential")
+		return
+	case d.revoked:
+		c.log.Info("authentication refused: device revoked", "device", d.rec.ID)
+		c.fail(lmp.ClosePolicyViolation, lmp.CodeDeviceRevoked, "this device has been revoked")
+		return
+	case s.closing:
+		c.fail(lmp.CloseGoingAway, lmp.CodeShuttingDown, "server is shutting down")
+		return
+	}
+	c.log.Info("device connected", "device", d.rec.ID)
+	c.goLiveLocked(d, nil, h.LastSeq)
+}
+
+// goLiveLocked registers the connection for live events and queues
+// hello.ok and the replayed gap, all under s.mu: an event published after
+// this is queued after the replay, and one published before is in it, so
+// nothing is lost or sent twice between replay and live (E-5, E-7).
+func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
+	s := c.s
+	replay, start, truncated := s.replayLocked(d, lastSeq)
+	c.dev = d
+	ok := lmp.HelloOK{
+		DeviceID: d.rec.ID, Credential: credential,
+		ServerName: s.cfg.Name, ServerVersion: s.cfg.Version,
+		ProtocolVersion: lmp.Version,               // V-2
+		ServerTime:      lmp.Timestamp(time.Now()), // T-8
+		Truncated:       truncated,                 // E-6
+	}
+	raw, _ := json.Marshal(ok)
+	c.authed.Store(true)
+	c.enqueue(outItem{intro: &preamble{
+		base: d.rec.Base, seq: start, replay: replay,
+		helloOK: scoped{typ: lmp.TypeHelloOK, payload: raw},
+	}})
+	if !c.dead.Load() {
+		s.live[c] = struct{}{}
+		go c.heartbeat()
+	}
+}
+
+// replayLocked returns the events to re-send after lastSeq, the seq that
+// hello.ok carries (the position just before the first frame that follows
+// it), and whether the gap could not be served in full (E-6).
+//
+// A nil lastSeq replays nothing and starts at the device's current seq. A
+// lastSeq above the device's current seq cannot be honoured: truncated,
+// nothing replayed. A gap partly dropped from the ring or lost in a restart
+// is truncated, and what the ring still holds of it is re-sent.
+func (s *Server) replayLocked(d *device, lastSeq *int64) (evs []*event, start int64, truncated bool) {
+	cur := s.currentSeqLocked(d)
+	if lastSeq == nil {
+		return nil, cur, false
+	}
+	ls := max(*lastSeq, 0)
+	if ls > cur {
+		return nil, cur, true
+	}
+	evs, complete := s.events.since(d.rec.Base + ls)
+	start = ls
+	if len(evs) > 0 {
+		start = evs[0].g - d.rec.Base - 1
+	} else if !complete {
+		start = cur
+	}
+	return evs, start, !complete
+}

@@ -1,0 +1,92 @@
+package server
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// Config configures a Server. Zero values take the spec's defaults.
+type Config struct {
+	// Name and Version are hello.ok's server_name and server_version.
+	// Name defaults to the host name, Version to "dev".
+	Name, Version string
+	// PublicURL is the ws:// or wss:// URL put in the pairing QR (P-2).
+	// When empty it is derived from the pairing request's Host.
+	PublicURL string
+	// DataDir holds the bbolt store (files 0600, directory 0700). Required.
+	DataDir string
+	// Hermes is the gateway the server talks to. Required.
+	Hermes Hermes
+
+	// PingInterval (T-4), PongTimeout (T-5), AuthTimeout (S-4) and PairTTL
+	// (P-5) default to lmp.Default*.
+	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
+	// MissedPongs (T-5), ReplayWindow (E-5), RequestIDWindow (I-1) and
+	// SendQueue (frames queued per connection) default to 3, 512, 256, 256.
+	MissedPongs, ReplayWindow, RequestIDWindow, SendQueue int
+
+	// TLSFingerprint is the SHA-256 of the leaf certificate, lowercase hex
+	// without colons, put in the QR's fp; "" without TLS (P-2).
+	TLSFingerprint string
+	// Logger receives the server's logs; nil discards them. Secrets never
+	// reach it (S-1).
+	Logger *slog.Logger
+}
+
+// Defaults of the Config fields that the lmp package does not define.
+const (
+	DefaultSendQueue = 256
+	// DefaultVersion is hello.ok's server_version when Config.Version is empty.
+	DefaultVersion = "dev"
+	// MaxPairTTL caps the ttl a pairing request may ask for.
+	MaxPairTTL = 24 * time.Hour
+	// seqLeaseBlock is how many global event numbers are reserved in the
+	// store at a time (note 4).
+	seqLeaseBlock = 1024
+)
+
+func (c *Config) applyDefaults() error {
+	if c.Hermes == nil {
+		return errors.New("server: Config.Hermes is required")
+	}
+	if c.DataDir == "" {
+		return errors.New("server: Config.DataDir is required")
+	}
+	if c.Name == "" {
+		c.Name, _ = os.Hostname()
+		if c.Name == "" {
+			c.Name = "lmp-server"
+		}
+	}
+	if c.Version == "" {
+		c.Version = DefaultVersion
+	}
+	setDur(&c.PingInterval, lmp.DefaultPingInterval)
+	setDur(&c.PongTimeout, lmp.DefaultPongTimeout)
+	setDur(&c.AuthTimeout, lmp.DefaultAuthTimeout)
+	setDur(&c.PairTTL, lmp.DefaultPairTTL)
+	setInt(&c.MissedPongs, lmp.DefaultMissedPongs)
+	setInt(&c.ReplayWindow, lmp.DefaultReplayWindow)
+	setInt(&c.RequestIDWindow, lmp.DefaultRequestIDWindow)
+	setInt(&c.SendQueue, DefaultSendQueue)
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return nil
+}
+
+func setDur(d *time.Duration, def time.Duration) {
+	if *d <= 0 {
+		*d = def
+	}
+}
+
+func setInt(n *int, def int) {
+	if *n <= 0 {
+		*n = def
+	}
+}

@@ -1,0 +1,38 @@
+// Package server is the reference LMP v1 server: the WebSocket endpoint,
+// pairing, devices, the shared replay log and the mapping between LMP frames
+// and the Hermes interfaces (Hermes, Adapter). Every rule it enforces is
+// named by its ID (T-1, E-5, …) where it is enforced; decisions on the
+// points the spec leaves open follow docs/protocol.md.
+//
+// Behaviour worth knowing when building an app against it:
+//
+//   - seq: one in-memory log of the last ReplayWindow durable events is
+//     shared by every device; a device's seq of global event g is g minus
+//     the global index at its pairing, so every paired, non-revoked device
+//     gets every event, online or not (note 3), at no per-device cost. The
+//     global high-water mark is leased from the store 1024 numbers at a
+//     time, so seq never repeats after a crash (note 4); a clean shutdown
+//     records the exact mark.
+//   - Connection-scoped frames (hello.ok, error, ping, pong, ack,
+//     task.list.result) carry the seq of the last durable frame written to
+//     that connection. hello.ok therefore carries the seq just before the
+//     first replayed event (last_seq, or the oldest held event minus one
+//     when truncated), never a number above the events that follow it.
+//   - hello.last_seq above the device's current seq is answered with
+//     truncated: true and no replay. A truncated gap re-sends what the
+//     window still holds of it.
+//   - Pairing tokens live only in memory: a restart voids unused tokens.
+//   - run.pause is the gateway's /stop, exactly like run.cancel, keeping
+//     the session; run.resume sends the message "continue" into the run's
+//     task, starting a new run. Hermes cannot suspend a turn, so these are
+//     approximations (F-7): label them "Stop" and "Continue".
+//   - Requests are executed on the connection's reader, in order; a slow
+//     Hermes call delays that connection's later frames, not other
+//     connections. request_id is one namespace per device for session.send
+//     and approval.resolve.
+//   - Frames over lmp.MaxFrameBytes (1 MiB) close the connection with 1009.
+//     A connection whose send queue (Config.SendQueue) overflows is closed
+//     with 1013; its events stay in the log for its next hello.
+//   - Fatal closes drop the TCP connection after 2 s if the peer does not
+//     complete the close handshake.
+package server

@@ -1,0 +1,41 @@
+package server
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+func TestEventLogIsBoundedAndOrdered(t *testing.T) { // E-5, E-6
+	l := newEventLog(4, 100) // resumes after global index 100, as after a restart
+	if evs, complete := l.since(100); len(evs) != 0 || !complete {
+		t.Fatal("empty log after restart")
+	}
+	if _, complete := l.since(50); complete {
+		t.Fatal("numbers before the restart are a truncated gap")
+	}
+	for i := 0; i < 10; i++ {
+		l.add(newEvent(lmp.TypeNotification, time.Now(), nil, nil, json.RawMessage(`{}`)))
+	}
+	if l.n != 4 || len(l.ring) != 4 || l.last != 110 || l.oldest() != 107 {
+		t.Fatalf("ring n=%d last=%d oldest=%d", l.n, l.last, l.oldest())
+	}
+	evs, complete := l.since(106)
+	if !complete || len(evs) != 4 || evs[0].g != 107 || evs[3].g != 110 {
+		t.Fatalf("since(106): %d events, complete %v", len(evs), complete)
+	}
+	evs, complete = l.since(102)
+	if complete || len(evs) != 4 || evs[0].g != 107 {
+		t.Fatal("since(102) should be truncated with the held tail")
+	}
+	// Per-device rendering: seq and event_id follow the device's base.
+	var f lmp.Frame
+	if err := json.Unmarshal(evs[0].render(100), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Seq != 7 || f.EventID != "e_7" || f.Type != lmp.TypeNotification || f.TaskID != nil || f.V != 1 {
+		t.Fatalf("rendered %+v", f)
+	}
+}

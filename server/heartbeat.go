@@ -1,0 +1,57 @@
+package server
+
+import (
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// heartbeat pings every PingInterval (T-4) and counts a miss when no pong
+// arrives within PongTimeout of a ping; MissedPongs consecutive misses close
+// the connection (T-5). Only pong resets the count (note 8). When
+// PongTimeout exceeds PingInterval, pings are spaced by PongTimeout instead.
+func (c *conn) heartbeat() {
+	cfg := c.s.cfg
+	tick := time.NewTicker(cfg.PingInterval)
+	defer tick.Stop()
+	misses := 0
+	for {
+		select {
+		case <-tick.C:
+		case <-c.gone:
+			return
+		}
+		if c.dead.Load() {
+			return
+		}
+		sent := time.Now()
+		c.send(lmp.Ping{}, nil, nil)
+		if !c.waitPong(sent, cfg.PongTimeout) {
+			return
+		}
+		if c.pongSince(sent) {
+			misses = 0
+			continue
+		}
+		misses++ // T-5: a ping left unanswered for PongTimeout
+		c.log.Debug("pong missed", "misses", misses)
+		if misses >= cfg.MissedPongs {
+			c.fail(lmp.ClosePolicyViolation, lmp.CodeHeartbeatTimeout, "no pong to the last pings")
+			return
+		}
+	}
+}
+
+// waitPong waits out the pong timeout; false when the connection ended.
+func (c *conn) waitPong(sent time.Time, timeout time.Duration) bool {
+	t := time.NewTimer(time.Until(sent.Add(timeout)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.gone:
+		return false
+	}
+}
+
+func (c *conn) pongSince(t time.Time) bool { return c.lastPong.Load() >= t.UnixNano() }

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/server/store"
+)
+
+// Paths of the device administration endpoints, loopback only.
+const (
+	PathDevices      = "/internal/devices"             // GET: DeviceList
+	PathDeviceRevoke = "/internal/devices/{id}/revoke" // POST: DeviceStatus of the revoked device
+)
+
+// DeviceStatus is one device in GET /internal/devices. It never holds the
+// credential or its hash.
+type DeviceStatus struct {
+	DeviceID   string   `json:"device_id"`
+	Model      string   `json:"model"`
+	OS         string   `json:"os"`
+	AppVersion string   `json:"app_version"`
+	CreatedAt  float64  `json:"created_at"`
+	RevokedAt  *float64 `json:"revoked_at"`
+	Online     int      `json:"online"` // open authenticated connections
+}
+
+// DeviceList is the body of GET /internal/devices.
+type DeviceList struct {
+	Devices []DeviceStatus `json:"devices"`
+}
+
+// Handler serves /ws, /health and the loopback-only /internal endpoints
+// (pairing and devices).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+lmp.PathHealth, s.serveHealth)
+	mux.HandleFunc("GET "+lmp.PathWebSocket, s.serveWS)
+	mux.Handle("POST "+lmp.PathPairNew, LoopbackOnly(http.HandlerFunc(s.servePair)))
+	mux.Handle("GET "+PathDevices, LoopbackOnly(http.HandlerFunc(s.serveDevices)))
+	mux.Handle("POST "+PathDeviceRevoke, LoopbackOnly(http.HandlerFunc(s.serveRevoke)))
+	return mux
+}
+
+var healthBody = []byte(`{"ok":true,"v":1}`)
+
+// serveHealth answers exactly {"ok":true,"v":1} (T-2).
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(healthBody)
+}
+
+// servePair mints a pairing token (P-1, P-2, P-5). The body is optional:
+// {"ttl": seconds}.
+func (s *Server) servePair(w http.ResponseWriter, r *http.Request) {
+	var req lmp.PairRequest
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<10))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, lmp.HTTPError{Error: "read body: " + err.Error()})
+		return
+	}
+	if len(strings.TrimSpace(string(body))) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			writeJSON(w, http.StatusBadRequest, lmp.HTTPError{Error: `body must be {"ttl": seconds}: ` + err.Error()})
+			return
+		}
+	}
+	ttl := s.cfg.PairTTL
+	switch {
+	case req.TTL < 0:
+		writeJSON(w, http.StatusBadRequest, lmp.HTTPError{Error: "ttl must be positive"})
+		return
+	case req.TTL > MaxPairTTL.Seconds():
+		writeJSON(w, http.StatusBadRequest, lmp.HTTPError{Error: "ttl must be at most " + MaxPairTTL.String()})
+		return
+	case req.TTL > 0:
+		ttl = time.Duration(req.TTL * float64(time.Second))
+	}
+	token, expires := s.tokens.mint(ttl, time.Now())
+	s.log.Info("pairing token minted", "token", lmp.Fingerprint(token), "ttl", ttl.String())
+	writeJSON(w, http.StatusOK, lmp.PairResponse{
+		QRPayload: lmp.QRPayload{V: lmp.Version, URL: s.publicURL(r), Token: token, Name: s.cfg.Name, FP: s.cfg.TLSFingerprint},
+		ExpiresAt: lmp.Timestamp(expires),
+	})
+}
+
+// publicURL is Config.PublicURL, or the URL of /ws on the host the
+// pairing request reached.
+func (s *Server) publicURL(r *http.Request) string {
+	if s.cfg.PublicURL != "" {
+		return s.cfg.PublicURL
+	}
+	scheme := "ws://"
+	if r.TLS != nil {
+		scheme = "wss://"
+	}
+	return scheme + r.Host + lmp.PathWebSocket
+}
+
+func (s *Server) serveDevices(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, DeviceList{Devices: s.deviceList()})
+}
+
+// deviceList lists every paired device, oldest first.
+func (s *Server) deviceList() []DeviceStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	online := make(map[string]int)
+	for c := range s.live {
+		if !c.dead.Load() {
+			online[c.dev.rec.ID]++
+		}
+	}
+	out := make([]DeviceStatus, 0, len(s.devices))
+	for _, d := range s.devices {
+		out = append(out, s.statusLocked(d, online[d.rec.ID]))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt < out[j].CreatedAt })
+	return out
+}
+
+func (s *Server) statusLocked(d *device, online int) DeviceStatus {
+	st := DeviceStatus{
+		DeviceID: d.rec.ID, Model: d.rec.Model, OS: d.rec.OS, AppVersion: d.rec.AppVersion,
+		CreatedAt: lmp.Timestamp(d.rec.CreatedAt), Online: online,
+	}
+	if d.rec.RevokedAt != nil {
+		t := lmp.Timestamp(*d.rec.RevokedAt)
+		st.RevokedAt = &t
+	}
+	return st
+}
+
+func (s *Server) serveRevoke(w http.ResponseWriter, r *http.Request) {
+	st, err := s.revoke(r.PathValue("id"))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeJSON(w, http.StatusNotFound, lmp.HTTPError{Error: "no device " + r.PathValue("id")})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, lmp.HTTPError{Error: err.Error()})
+	default:
+		writeJSON(w, http.StatusOK, st)
+	}
+}
+
+// revoke revokes a device in the store and closes its live connections at
+// once (S-5): device_revoked, close 1008.
+func (s *Server) revoke(id string) (DeviceStatus, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.devices[id]
+	if !ok {
+		return DeviceStatus{}, store.ErrNotFound
+	}
+	rec, err := s.store.Revoke(id, time.Now().UTC())
+	if err != nil {
+		return DeviceStatus{}, err
+	}
+	d.rec.RevokedAt = rec.RevokedAt
+	d.revoked = true
+	for c := range s.live {
+		if c.dev == d {
+			delete(s.live, c)
+			c.fail(lmp.ClosePolicyViolation, lmp.CodeDeviceRevoked, "this device has been revoked")
+		}
+	}
+	s.log.Info("device revoked", "device", id)
+	return s.statusLocked(d, 0), nil
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,178 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/server/store"
+)
+
+// Server is the reference LMP v1 server. Create it with New, serve
+// Handler, and stop it with Shutdown. It implements Adapter, the surface
+// Hermes calls.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	store  *store.Store
+	hermes Hermes
+
+	tokens    *tokenTable
+	runs      *runTable
+	approvals *approvalTable
+
+	mu       sync.Mutex
+	events   eventLog           // shared replay buffer (E-5, note 3)
+	lease    int64              // persisted high-water mark of global indices (note 4)
+	devices  map[string]*device // every paired device, by id
+	conns    map[*conn]struct{} // every open WebSocket
+	live     map[*conn]struct{} // authenticated connections that receive events
+	closing  bool
+	handlers sync.WaitGroup // WebSocket handlers still running
+}
+
+var _ Adapter = (*Server)(nil)
+
+// device is the in-memory state of a paired device.
+type device struct {
+	rec     store.Device // Base and CredentialHash never change
+	revoked bool         // guarded by Server.mu
+	idem    *idemWindow  // I-1: last RequestIDWindow results
+}
+
+// New opens the store in cfg.DataDir and returns a server ready to serve.
+// It fails when the store is held by another process, naming its path.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.applyDefaults(); err != nil {
+		return nil, err
+	}
+	st, err := store.Open(cfg.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes,
+		tokens:    newTokenTable(),
+		runs:      newRunTable(),
+		approvals: newApprovalTable(),
+		devices:   make(map[string]*device),
+		conns:     make(map[*conn]struct{}),
+		live:      make(map[*conn]struct{}),
+	}
+	if err := s.load(); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// load restores devices and resumes global numbering above the persisted
+// lease (note 4): after a crash some numbers below it may never have been
+// used, which is fine; reusing one would not be.
+func (s *Server) load() error {
+	devs, err := s.store.Devices()
+	if err != nil {
+		return fmt.Errorf("server: load devices: %w", err)
+	}
+	for _, d := range devs {
+		s.devices[d.ID] = &device{rec: d, revoked: d.Revoked(), idem: newIdemWindow(s.cfg.RequestIDWindow)}
+	}
+	lease, err := s.store.SeqLease()
+	if err != nil {
+		return fmt.Errorf("server: load seq lease: %w", err)
+	}
+	s.events = newEventLog(s.cfg.ReplayWindow, lease)
+	s.lease = lease
+	return s.extendLeaseLocked()
+}
+
+// extendLeaseLocked reserves the next block of global indices in the store
+// before any of them is used (E-2, note 4). Called with s.mu held.
+func (s *Server) extendLeaseLocked() error {
+	next := s.events.last + seqLeaseBlock
+	if err := s.store.SetSeqLease(next); err != nil {
+		return fmt.Errorf("server: persist seq lease: %w", err)
+	}
+	s.lease = next
+	return nil
+}
+
+// publish appends a durable event to the shared log and queues it on every
+// live connection (M-1). It never blocks on a connection: a full queue
+// disconnects that connection, whose events stay in the log (slow consumer).
+func (s *Server) publish(typ string, taskID, runID *string, payload any) {
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		s.log.Error("encode event", "type", typ, "err", err)
+		return
+	}
+	ev := newEvent(typ, time.Now(), taskID, runID, raw)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return
+	}
+	if s.events.last+1 > s.lease {
+		if err := s.extendLeaseLocked(); err != nil {
+			// Never hand out a number that a crash could make us reuse.
+			s.log.Error("event dropped: cannot persist seq lease", "type", typ, "err", err)
+			return
+		}
+	}
+	s.events.add(ev)
+	for c := range s.live {
+		c.enqueue(outItem{ev: ev})
+	}
+}
+
+// currentSeqLocked is the device's seq of the newest event (0 before any).
+func (s *Server) currentSeqLocked(d *device) int64 {
+	if cur := s.events.last - d.rec.Base; cur > 0 {
+		return cur
+	}
+	return 0
+}
+
+// Shutdown closes every connection with 1001 (after a fatal shutting_down
+// error), waits for their handlers until ctx ends, then persists the exact
+// seq high-water mark and closes the store. Call it after the HTTP server
+// has stopped accepting connections.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		return errors.New("server: already shut down")
+	}
+	s.closing = true
+	for c := range s.conns {
+		c.fail(lmp.CloseGoingAway, lmp.CodeShuttingDown, "server is shutting down")
+	}
+	s.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { s.handlers.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = fmt.Errorf("server: connections still open at shutdown: %w", ctx.Err())
+	}
+
+	s.mu.Lock()
+	last := s.events.last
+	s.mu.Unlock()
+	// A clean stop records the exact mark, so that devices that saw every
+	// event are not told their gap is truncated after the restart.
+	if perr := s.store.SetSeqLease(last); perr != nil && err == nil {
+		err = perr
+	}
+	if cerr := s.store.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,192 @@
+// Package store is the reference server's persistent state: paired devices
+// (with only a hash of their credential) and the seq high-water mark, in one
+// bbolt file. The file is created 0600 in a directory created 0700.
+//
+// bbolt takes an exclusive lock on the file, so only one process can hold
+// the store; Open fails with ErrLocked when another one does.
+package store
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// FileName is the name of the store file inside the data directory.
+const FileName = "lmp-server.db"
+
+var (
+	bucketDevices = []byte("devices")
+	bucketMeta    = []byte("meta")
+	keySeqLease   = []byte("seq_lease")
+)
+
+// ErrLocked is returned by Open when another process holds the store.
+var ErrLocked = errors.New("store is locked by another process")
+
+// ErrNotFound is returned for an unknown device.
+var ErrNotFound = errors.New("no such device")
+
+// Device is one paired device. CredentialHash is the SHA-256 of the
+// credential: the credential itself is never stored (P-7).
+type Device struct {
+	ID             string `json:"id"`
+	Model          string `json:"model"`
+	OS             string `json:"os"`
+	AppVersion     string `json:"app_version"`
+	CredentialHash []byte `json:"credential_hash"`
+	// Base is the global event index at pairing: the device's seq of the
+	// global event g is g - Base (E-2).
+	Base      int64      `json:"base"`
+	CreatedAt time.Time  `json:"created_at"`
+	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+}
+
+// Revoked reports whether the device has been revoked (S-5).
+func (d Device) Revoked() bool { return d.RevokedAt != nil }
+
+// Store is an open store. Its methods are safe for concurrent use.
+type Store struct {
+	db   *bolt.DB
+	path string
+}
+
+// Open opens (creating when needed) the store in dir. It fails with an
+// error wrapping ErrLocked, naming the file, when another process holds it.
+func Open(dir string) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("store: no data directory")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("store: create data directory: %w", err)
+	}
+	path := filepath.Join(dir, FileName)
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("store %s: %w (is another lmp-server running?)", path, ErrLocked)
+		}
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	// bbolt honours the mode only when it creates the file; an older file
+	// with wider permissions is tightened.
+	if err := os.Chmod(path, 0o600); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: %w", path, err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		for _, b := range [][]byte{bucketDevices, bucketMeta} {
+			if _, err := tx.CreateBucketIfNotExists(b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store %s: init: %w", path, err)
+	}
+	return &Store{db: db, path: path}, nil
+}
+
+// Path is the store file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close flushes and closes the store.
+func (s *Store) Close() error { return s.db.Close() }
+
+// PutDevice creates or replaces a device.
+func (s *Store) PutDevice(d Device) error {
+	raw, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDevices).Put([]byte(d.ID), raw)
+	})
+}
+
+// Device returns the device with the given id, or ErrNotFound.
+func (s *Store) Device(id string) (Device, error) {
+	var d Device
+	err := s.db.View(func(tx *bolt.Tx) error {
+		raw := tx.Bucket(bucketDevices).Get([]byte(id))
+		if raw == nil {
+			return ErrNotFound
+		}
+		return json.Unmarshal(raw, &d)
+	})
+	return d, err
+}
+
+// Devices lists every device, revoked ones included, oldest first.
+func (s *Store) Devices() ([]Device, error) {
+	var out []Device
+	err := s.db.View(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketDevices).ForEach(func(_, raw []byte) error {
+			var d Device
+			if err := json.Unmarshal(raw, &d); err != nil {
+				return err
+			}
+			out = append(out, d)
+			return nil
+		})
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].CreatedAt.Before(out[j].CreatedAt) })
+	return out, err
+}
+
+// Revoke marks a device revoked (S-5) and returns it. Revoking a revoked
+// device keeps its first revocation time.
+func (s *Store) Revoke(id string, at time.Time) (Device, error) {
+	var d Device
+	err := s.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketDevices)
+		raw := b.Get([]byte(id))
+		if raw == nil {
+			return ErrNotFound
+		}
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return err
+		}
+		if d.RevokedAt == nil {
+			d.RevokedAt = &at
+		}
+		raw, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		return b.Put([]byte(id), raw)
+	})
+	return d, err
+}
+
+// SeqLease returns the persisted seq high-water mark: no global event index
+// above it has ever been used (note 4). 0 for a new store.
+func (s *Store) SeqLease() (int64, error) {
+	var v int64
+	err := s.db.View(func(tx *bolt.Tx) error {
+		if raw := tx.Bucket(bucketMeta).Get(keySeqLease); len(raw) == 8 {
+			v = int64(binary.BigEndian.Uint64(raw))
+		}
+		return nil
+	})
+	return v, err
+}
+
+// SetSeqLease persists the high-water mark and syncs it to disk before
+// returning, so that numbers below it may be used safely.
+func (s *Store) SetSeqLease(v int64) error {
+	var raw [8]byte
+	binary.BigEndian.PutUint64(raw[:], uint64(v))
+	return s.db.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(keySeqLease, raw[:])
+	})
+}

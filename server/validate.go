@@ -1,0 +1,88 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/schema"
+)
+
+// validateClientFrame checks an authenticated connection's frame against
+// the client → server shapes of §4 (F-2) and returns "" when it is valid,
+// or a message naming the problem. Unknown types pass (V-1): they are
+// ignored later. Unknown fields are allowed everywhere (V-1).
+//
+// The JSON Schemas of package schema decide first (F-2); decoding with the
+// lmp types then checks what dispatch relies on.
+var validateClientFrame = func(raw []byte, f lmp.ClientFrame) string {
+	if errs := schema.ValidateFrame(schema.ClientToServer, raw); len(errs) > 0 {
+		return errs[0].String() // never quotes values, so no secret leaks (S-1)
+	}
+	if f.V != lmp.Version {
+		return fmt.Sprintf("envelope v is %d, want %d", f.V, lmp.Version)
+	}
+	if len(f.Payload) == 0 || f.Payload[0] != '{' {
+		return "payload must be a JSON object"
+	}
+	p, err := lmp.DecodeClientPayload(f)
+	if err != nil {
+		return err.Error()
+	}
+	return checkRequired(p)
+}
+
+// checkRequired names the first required field that is missing or empty.
+func checkRequired(p lmp.Payload) string {
+	missing := func(field string) string { return p.FrameType() + ": " + field + " is required" }
+	switch v := p.(type) {
+	case lmp.SessionSend:
+		if v.RequestID == "" {
+			return missing("request_id")
+		}
+		if v.Text == "" {
+			return missing("text")
+		}
+	case lmp.RunCancel:
+		if v.RunID == "" {
+			return missing("run_id")
+		}
+	case lmp.RunPause:
+		if v.RunID == "" {
+			return missing("run_id")
+		}
+	case lmp.RunResume:
+		if v.RunID == "" {
+			return missing("run_id")
+		}
+	case lmp.ApprovalResolve:
+		if v.RequestID == "" {
+			return missing("request_id")
+		}
+		if v.ApprovalID == "" {
+			return missing("approval_id")
+		}
+		if !slices.Contains(lmp.Choices, v.Choice) { // F-8
+			return fmt.Sprintf("approval.resolve: choice %q is not one of once, session, always, deny", v.Choice)
+		}
+	case lmp.TaskList:
+		if v.RequestID == "" {
+			return missing("request_id")
+		}
+		if v.Limit != nil && *v.Limit < 1 {
+			return "task.list: limit must be at least 1"
+		}
+		switch v.StatusFilter {
+		case "", lmp.StatusFilterLive, lmp.StatusFilterEnded, lmp.StatusFilterAll:
+		default:
+			return fmt.Sprintf("task.list: status_filter %q is not live, ended or all", v.StatusFilter)
+		}
+	}
+	return ""
+}
+
+// decodeHello decodes a hello payload strictly enough to authenticate.
+func decodeHello(raw json.RawMessage) (lmp.Hello, error) {
+	return lmp.DecodePayload[lmp.Hello](lmp.TypeHello, raw)
+}

@@ -1,0 +1,140 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// serveWS upgrades to the LMP WebSocket (T-1) and runs the connection's
+// reader until the connection ends.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		s.log.Debug("websocket upgrade failed", "err", err)
+		return
+	}
+	// Read limit: 1 MiB per frame; coder/websocket closes a larger frame
+	// with 1009 itself.
+	ws.SetReadLimit(lmp.MaxFrameBytes)
+	c := newConn(s, ws)
+
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		_ = ws.Close(websocket.StatusGoingAway, lmp.CodeShuttingDown)
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.handlers.Add(1)
+	s.mu.Unlock()
+	defer s.handlers.Done()
+
+	c.log.Debug("connection opened", "remote", r.RemoteAddr)
+	go c.writeLoop()
+	stopAuth := c.startAuthTimer()
+	c.readLoop()
+	stopAuth()
+
+	s.mu.Lock()
+	delete(s.conns, c)
+	delete(s.live, c)
+	s.mu.Unlock()
+	c.dead.Store(true)
+	close(c.gone)
+	<-c.wrote
+	c.ws.CloseNow()
+	c.log.Debug("connection ended")
+}
+
+// startAuthTimer closes the connection when it has not authenticated
+// within AuthTimeout of the upgrade (S-4, note 10).
+func (c *conn) startAuthTimer() (stop func()) {
+	t := time.AfterFunc(c.s.cfg.AuthTimeout, func() {
+		if !c.authed.Load() {
+			c.fail(lmp.ClosePolicyViolation, lmp.CodeAuthTimeout, "no successful hello within "+c.s.cfg.AuthTimeout.String())
+		}
+	})
+	return func() { t.Stop() }
+}
+
+// readLoop reads frames until the connection ends. After a fatal error it
+// keeps reading, discarding frames, so that the close handshake completes.
+func (c *conn) readLoop() {
+	for {
+		typ, data, err := c.ws.Read(context.Background())
+		if err != nil {
+			if errors.Is(err, websocket.ErrMessageTooBig) {
+				c.log.Info("frame over the read limit, closed with 1009", "limit", lmp.MaxFrameBytes)
+			}
+			return
+		}
+		if c.dead.Load() {
+			continue
+		}
+		if typ == websocket.MessageBinary {
+			// T-3, note 12: binary frames are reserved in v1.
+			c.fail(lmp.CloseUnsupportedData, lmp.CodeBinaryFrame, "binary frames are reserved in LMP v1: send text JSON")
+			continue
+		}
+		if !c.authed.Load() {
+			c.handleHello(data)
+			continue
+		}
+		c.handleFrame(data)
+	}
+}
+
+// handleFrame dispatches one frame of an authenticated connection.
+func (c *conn) handleFrame(data []byte) {
+	var f lmp.ClientFrame
+	if err := json.Unmarshal(data, &f); err != nil || f.Type == "" {
+		// Malformed frames after hello are not fatal.
+		c.sendError(lmp.CodeBadFrame, "frame is not a JSON object with v, type and payload", "")
+		return
+	}
+	if msg := validateClientFrame(data, f); msg != "" {
+		c.sendError(lmp.CodeInvalidPayload, msg, requestIDOf(f.Payload))
+		return
+	}
+	ctx := context.Background()
+	switch f.Type {
+	case lmp.TypePong:
+		c.lastPong.Store(time.Now().UnixNano()) // note 8: only pong proves liveness
+	case lmp.TypePing:
+		c.send(lmp.Pong{}, nil, nil) // T-6
+	case lmp.TypeHello:
+		// note 16: no re-authentication on a live connection.
+		c.sendError(lmp.CodeAlreadyAuthenticated, "this connection is already authenticated", "")
+	case lmp.TypeSessionSend:
+		c.cmdSessionSend(ctx, f)
+	case lmp.TypeRunCancel, lmp.TypeRunPause:
+		c.cmdInterrupt(ctx, f)
+	case lmp.TypeRunResume:
+		c.cmdResume(ctx, f)
+	case lmp.TypeApprovalResolve:
+		c.cmdApprovalResolve(ctx, f)
+	case lmp.TypeTaskList:
+		c.cmdTaskList(ctx, f)
+	default:
+		// V-1: unknown client types are ignored.
+		c.log.Debug("ignoring unknown frame type", "type", f.Type)
+	}
+}
+
+// requestIDOf digs request_id out of a payload that failed to decode, so
+// that the error can name the request.
+func requestIDOf(raw json.RawMessage) string {
+	var p struct {
+		RequestID any `json:"request_id"`
+	}
+	_ = json.Unmarshal(raw, &p)
+	s, _ := p.RequestID.(string)
+	return s
+}
