@@ -125,8 +125,7 @@ func TestLogsNeverHoldSecrets(t *testing.T) { // S-1
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			buf := &syncBuffer{}
-			var e *env
-			e = newEnv(t, func(c *server.Config) {
+			e := newEnv(t, func(c *server.Config) {
 				opts := &slog.HandlerOptions{Level: slog.LevelDebug}
 				if format == "json" {
 					c.Logger = slog.New(slog.NewJSONHandler(buf, opts))

@@ -296,7 +296,6 @@ type bareBroadcaster struct {
 	mu    sync.Mutex
 	conns map[chan []byte]struct{}
 	cond  *sync.Cond
-	wg    sync.WaitGroup
 }
 
 func newBareBroadcaster(queue int) *bareBroadcaster {

@@ -288,8 +288,8 @@ func TestAdminCommands(t *testing.T) { // S-5, P-1
 		t.Fatalf("devices:\n%s", out)
 	}
 	out, stderr, code = runCLI(t, nil, "revoke", "--addr", addr, dev.ID)
-	if code != 0 {
-		t.Fatalf("revoke: %d %s", code, stderr)
+	if code != 0 || !strings.Contains(out, "revoked "+dev.ID) {
+		t.Fatalf("revoke: %d %s %s", code, out, stderr)
 	}
 	ce, err := c.WaitClosed(ctxT(t))
 	if err != nil || ce.Code != 1008 {

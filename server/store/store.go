@@ -17,6 +17,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // FileName is the name of the store file inside the data directory.
@@ -70,7 +71,7 @@ func Open(dir string) (*Store, error) {
 	path := filepath.Join(dir, FileName)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, berrors.ErrTimeout) {
 			return nil, fmt.Errorf("store %s: %w (is another lmp-server running?)", path, ErrLocked)
 		}
 		return nil, fmt.Errorf("store %s: %w", path, err)

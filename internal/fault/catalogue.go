@@ -1,0 +1,110 @@
+package fault
+
+// Fault describes one deliberate violation: the rule it breaks, the suite
+// sections whose specs must catch it, and what the broken server does.
+type Fault struct {
+	Name Name
+	// Rules are the IDs of the rules it breaks; the self-test requires a
+	// failing spec labelled with at least one of them.
+	Rules []string
+	// Sections are the suite section labels (section:<label>) to run
+	// against it; a fault needs only the sections its rule lives in.
+	Sections []string
+	// Does says what the faulty server does, for the self-test's table.
+	Does string
+}
+
+// The faults. Each is checked by the server code at the one place that
+// enforces the rule it breaks.
+const (
+	HealthWrongBody          Name = "health-wrong-body"
+	BinaryFrameIgnored       Name = "binary-frame-ignored"
+	NoServerPings            Name = "no-server-pings"
+	SilentClientsKept        Name = "silent-clients-kept"
+	ClientPingUnanswered     Name = "client-ping-unanswered"
+	MillisecondTimestamps    Name = "millisecond-timestamps"
+	MissingServerTime        Name = "missing-server-time"
+	MissingEnvelopeField     Name = "missing-envelope-field"
+	SeqRestartsOnReconnect   Name = "seq-restarts-on-reconnect"
+	WrongEventID             Name = "wrong-event-id"
+	ReplaySkipsOne           Name = "replay-skips-one"
+	ReplayDuplicatesOne      Name = "replay-duplicates-one"
+	TruncatedNeverSet        Name = "truncated-never-set"
+	OfflineDevicesNotBuffer  Name = "offline-devices-not-buffered"
+	PairingThroughForwarding Name = "pairing-through-forwarding"
+	TokenReusable            Name = "token-reusable"
+	TokenTTLIgnored          Name = "token-ttl-ignored"
+	TokenWithIdentity        Name = "token-with-identity-accepted"
+	ShortCredential          Name = "short-credential"
+	WrongCredentialAccepted  Name = "wrong-credential-accepted"
+	FramesBeforeHello        Name = "frames-before-hello-accepted"
+	UnauthenticatedKeptOpen  Name = "unauthenticated-kept-open"
+	RevokedDeviceConnects    Name = "revoked-device-connects"
+	EventsToOneDevice        Name = "events-to-one-device"
+	ApprovalResolvableTwice  Name = "approval-resolvable-twice"
+	ResolvedNotBroadcast     Name = "approval-resolved-not-broadcast"
+	DecidedByAlwaysLocal     Name = "decided-by-always-local"
+	WrongDeltaKind           Name = "wrong-delta-kind"
+	ToolCallIDDropped        Name = "tool-call-id-dropped"
+	NoRunFailed              Name = "no-run-failed"
+	CancelIgnored            Name = "cancel-ignored"
+	ResumeIgnored            Name = "resume-ignored"
+	ChoiceRewritten          Name = "choice-rewritten"
+	TaskListIgnoresLimit     Name = "task-list-ignores-limit"
+	RequestExecutedTwice     Name = "request-executed-twice"
+	RequestIDWindowTen       Name = "request-id-window-10"
+	UnknownTypeCloses        Name = "unknown-type-closes"
+	UnsupportedVersionOK     Name = "unsupported-version-accepted"
+)
+
+// Catalogue lists every fault, in the order of the spec's sections.
+var Catalogue = []Fault{
+	{HealthWrongBody, []string{"T-2"}, []string{"transport"}, "GET /health answers {\"ok\":true} without v"},
+	{BinaryFrameIgnored, []string{"T-3"}, []string{"transport"}, "answers a binary frame with a binary echo instead of refusing it"},
+	{NoServerPings, []string{"T-4"}, []string{"heartbeat"}, "never sends ping"},
+	{SilentClientsKept, []string{"T-5"}, []string{"heartbeat"}, "keeps connections whose client never answers ping"},
+	{ClientPingUnanswered, []string{"T-6"}, []string{"heartbeat", "transport"}, "ignores a client ping"},
+	{MillisecondTimestamps, []string{"T-7"}, []string{"envelope"}, "sends ts in integer milliseconds"},
+	{MissingServerTime, []string{"T-8"}, []string{"auth", "envelope"}, "leaves server_time out of hello.ok"},
+	{MissingEnvelopeField, []string{"E-1"}, []string{"envelope"}, "leaves run_id out of the envelope instead of null"},
+	{SeqRestartsOnReconnect, []string{"E-2"}, []string{"replay", "envelope"}, "numbers each connection's events from 1"},
+	{WrongEventID, []string{"E-3"}, []string{"envelope"}, "sends event_id as evt-<seq>"},
+	{ReplaySkipsOne, []string{"E-5"}, []string{"replay"}, "leaves the first missed event out of the replay"},
+	{ReplayDuplicatesOne, []string{"E-7", "E-2"}, []string{"replay"}, "sends the first replayed event twice"},
+	{TruncatedNeverSet, []string{"E-6"}, []string{"truncation"}, "never sets truncated, even for a gap it cannot serve"},
+	{OfflineDevicesNotBuffer, []string{"E-5"}, []string{"replay"}, "numbers and buffers events only for devices that are online"},
+	{PairingThroughForwarding, []string{"P-1"}, []string{"pairing"}, "mints tokens for requests that carry X-Forwarded-For"},
+	{TokenReusable, []string{"P-4"}, []string{"pairing"}, "lets a token pair any number of devices"},
+	{TokenTTLIgnored, []string{"P-5"}, []string{"pairing"}, "accepts expired tokens"},
+	{TokenWithIdentity, []string{"P-6"}, []string{"pairing"}, "pairs a hello that carries a token together with a device identity"},
+	{ShortCredential, []string{"P-7"}, []string{"pairing"}, "issues 16-byte credentials"},
+	{WrongCredentialAccepted, []string{"P-8"}, []string{"auth"}, "accepts any credential for a known device"},
+	{FramesBeforeHello, []string{"F-2"}, []string{"auth"}, "serves frames sent before hello"},
+	{UnauthenticatedKeptOpen, []string{"S-4"}, []string{"auth"}, "never closes connections that do not authenticate"},
+	{RevokedDeviceConnects, []string{"S-5"}, []string{"auth"}, "lets a revoked device authenticate"},
+	{EventsToOneDevice, []string{"M-1"}, []string{"multidevice"}, "sends live events only to the first online device"},
+	{ApprovalResolvableTwice, []string{"M-2", "I-2"}, []string{"multidevice", "idempotency"}, "lets every device resolve the same approval"},
+	{ResolvedNotBroadcast, []string{"M-3"}, []string{"multidevice"}, "sends approval.resolved only to the device that resolved"},
+	{DecidedByAlwaysLocal, []string{"M-3", "F-1"}, []string{"multidevice"}, "reports every approval as decided_by local"},
+	{WrongDeltaKind, []string{"F-1"}, []string{"runs", "envelope"}, "sends run.delta kind \"txt\""},
+	{ToolCallIDDropped, []string{"F-3"}, []string{"runs"}, "drops call_id and numbers every tool call 0"},
+	{NoRunFailed, []string{"F-4"}, []string{"runs"}, "ends a failed run with run.completed{status:failed} only"},
+	{CancelIgnored, []string{"F-6"}, []string{"runs"}, "acknowledges run.cancel without interrupting Hermes"},
+	{ResumeIgnored, []string{"F-7"}, []string{"runs"}, "ignores run.resume"},
+	{ChoiceRewritten, []string{"F-8"}, []string{"multidevice", "idempotency"}, "passes choice always to Hermes as once"},
+	{TaskListIgnoresLimit, []string{"F-9"}, []string{"tasklist"}, "ignores task.list limit"},
+	{RequestExecutedTwice, []string{"I-1"}, []string{"idempotency"}, "executes a repeated session.send request_id again"},
+	{RequestIDWindowTen, []string{"I-1"}, []string{"idempotency"}, "remembers only the last 10 request_ids"},
+	{UnknownTypeCloses, []string{"V-1"}, []string{"versioning"}, "closes the connection on an unknown client frame type"},
+	{UnsupportedVersionOK, []string{"V-2"}, []string{"versioning"}, "accepts hello with protocol_version 2"},
+}
+
+// Lookup returns the fault named n.
+func Lookup(n Name) (Fault, bool) {
+	for _, f := range Catalogue {
+		if f.Name == n {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
