@@ -21,6 +21,9 @@ func PairURLFor(wsURL string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", wsURL, err)
 	}
+	if u.Host == "" || u.Opaque != "" {
+		return "", fmt.Errorf("%q has no host", wsURL)
+	}
 	switch u.Scheme {
 	case "ws":
 		u.Scheme = "http"
@@ -31,7 +34,11 @@ func PairURLFor(wsURL string) (string, error) {
 	}
 	u.Path = lmp.PathPairNew
 	u.RawQuery, u.Fragment = "", ""
-	return u.String(), nil
+	out := u.String()
+	if _, err := url.Parse(out); err != nil {
+		return "", fmt.Errorf("%q: host %q makes no usable URL: %w", wsURL, u.Host, err)
+	}
+	return out, nil
 }
 
 // Pair mints a pairing token from the loopback pairing endpoint (P-1). A

@@ -1,0 +1,110 @@
+package check
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+)
+
+// Config is one lmp-check run, as the command line describes it.
+type Config struct {
+	URL       string // ws(s)://host/ws; empty starts an in-process server
+	PairURL   string // default derived from URL when it is loopback
+	TokenCmd  string
+	DriverURL string
+	CA        string // PEM file of CAs to trust for wss/https
+	Insecure  bool   // skip TLS verification
+
+	// Timing flags; zero keeps the driver's or the spec's value.
+	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
+
+	// Profile picks the in-process server's timings: "short" (default) or
+	// "spec".
+	Profile string
+
+	Strict      bool
+	LabelFilter string
+	Focus, Skip []string
+	JUnitReport string
+	JSONReport  string
+	Expect      string
+	Verbose     bool
+
+	Stdout, Stderr io.Writer
+}
+
+// UsageError is a bad command line or configuration: exit code 2.
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{fmt.Errorf(format, args...)}
+}
+
+// httpClient builds the HTTP client for the target's TLS settings.
+func (c *Config) httpClient() (*http.Client, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if c.CA != "" {
+		pem, err := os.ReadFile(c.CA)
+		if err != nil {
+			return nil, usagef("--ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, usagef("--ca %s: no PEM certificate in it", c.CA)
+		}
+		tlsConf.RootCAs = pool
+	}
+	if c.Insecure {
+		tlsConf.InsecureSkipVerify = true // the user asked for it (--insecure)
+	}
+	tr.TLSClientConfig = tlsConf
+	return &http.Client{Transport: tr, Timeout: 30 * time.Second}, nil
+}
+
+// isLoopbackURL reports whether a URL's host is a loopback address or
+// localhost.
+func isLoopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// checkURL checks a ws(s) URL.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return usagef("--url %q: %v", raw, err)
+	}
+	if u.Scheme != "ws" && u.Scheme != "wss" {
+		return usagef("--url %q: want ws:// or wss://", raw)
+	}
+	if u.Host == "" {
+		return usagef("--url %q: no host", raw)
+	}
+	return nil
+}
+
+var errUnreachable = errors.New("target unreachable")
+
+func newGet(ctx context.Context, u string) (*http.Request, error) {
+	return http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+}

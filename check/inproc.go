@@ -1,0 +1,61 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/reference"
+)
+
+// ShortProfile holds the in-process server's short timings: a full run
+// takes seconds instead of the spec timings' minute and a half.
+var ShortProfile = struct {
+	PingInterval, PongTimeout, AuthTimeout, ApprovalTimeout time.Duration
+}{3 * time.Second, time.Second, 1500 * time.Millisecond, 5 * time.Second}
+
+// inProcess is a reference server started for a run without --url.
+type inProcess struct {
+	WSURL, PairURL, DriverURL string
+	inst                      *reference.Instance
+	dir                       string
+}
+
+func (p *inProcess) Close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = p.inst.Close(ctx)
+	_ = os.RemoveAll(p.dir)
+}
+
+// startInProcess starts a reference server on a loopback port with a
+// temporary data directory, with the short or the spec timing profile.
+func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error) {
+	prof := cfg.Profile
+	if prof == "" {
+		prof = "short"
+	}
+	opts := reference.Options{Addr: "127.0.0.1:0"}
+	switch prof {
+	case "short":
+		opts.PingInterval = ShortProfile.PingInterval
+		opts.PongTimeout = ShortProfile.PongTimeout
+		opts.AuthTimeout = ShortProfile.AuthTimeout
+		opts.ApprovalTimeout = ShortProfile.ApprovalTimeout
+	case "spec":
+	default:
+		return nil, "", usagef("--profile %q: want short or spec", prof)
+	}
+	dir, err := os.MkdirTemp("", "lmp-check-*")
+	if err != nil {
+		return nil, "", err
+	}
+	opts.DataDir = dir
+	inst, err := reference.Start(ctx, opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, "", fmt.Errorf("start the in-process server: %w", err)
+	}
+	return &inProcess{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL, inst: inst, dir: dir}, prof, nil
+}

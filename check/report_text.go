@@ -1,0 +1,138 @@
+package check
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Meta describes a run for the reports.
+type Meta struct {
+	Target   string
+	Profile  string
+	Strict   bool
+	Started  string // RFC 3339
+	Duration float64
+}
+
+// WriteText writes the readable summary: specs grouped by section with
+// their rule IDs and verdicts, then failure details with transcripts, then
+// counts and coverage.
+func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bool) {
+	fmt.Fprintf(w, "lmp-check: %s\n  timing profile: %s\n", meta.Target, meta.Profile)
+	if meta.Strict {
+		fmt.Fprintln(w, "  strict: SHOULD and INFO failures count")
+	}
+	for _, section := range sections(results) {
+		fmt.Fprintf(w, "\n%s\n", section)
+		for _, r := range results {
+			if r.Section != section {
+				continue
+			}
+			if r.Verdict == Skipped && !verbose && r.Reason == "not selected" {
+				continue
+			}
+			line := fmt.Sprintf("  %-16s %-14s %-6s %s", strings.ToUpper(string(r.Verdict)), "["+strings.Join(r.Rules, ",")+"]", r.Level, r.Text)
+			if r.Verdict == Skipped || r.Verdict == ExpectedFailure {
+				line += "  (" + firstLine(r.Reason) + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	var failed []Result
+	for _, r := range results {
+		if r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == UnexpectedPass {
+			failed = append(failed, r)
+		}
+	}
+	if len(failed) > 0 {
+		fmt.Fprintf(w, "\nDetails\n")
+	}
+	for _, r := range failed {
+		fmt.Fprintf(w, "\n--- %s %s  (%s, %s)\n", strings.ToUpper(string(r.Verdict)), r.ID(), r.Level, r.Section)
+		fmt.Fprintln(w, indent(r.Reason, "    "))
+		if r.Location != "" {
+			fmt.Fprintf(w, "    at %s\n", r.Location)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "    %s: %s\n", n.Name, firstLine(n.Text))
+		}
+		for _, t := range r.Transcripts {
+			fmt.Fprintf(w, "    transcript of %s:\n%s", t.Name, indent(t.Text, "      "))
+			if !strings.HasSuffix(t.Text, "\n") {
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	fmt.Fprintf(w, "\nVerdicts:")
+	for i, v := range Verdicts {
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(w, "%s %d %s", sep, sum.Counts[v], v)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Rules: %d of %d checked", len(sum.RulesChecked), sum.RulesTotal)
+	if len(sum.RulesSkipped) > 0 {
+		fmt.Fprintf(w, "; %d skipped (%s)", len(sum.RulesSkipped), strings.Join(sum.RulesSkipped, " "))
+	}
+	fmt.Fprintf(w, "; %d not checkable from outside (%s, see suites/MATRIX.md)\n", len(sum.RulesUncheckable), strings.Join(sum.RulesUncheckable, " "))
+	for _, reason := range sortedKeys(sum.SkipReasons) {
+		if reason == "not selected" && !verbose {
+			continue
+		}
+		fmt.Fprintf(w, "  %d specs skipped: %s\n", sum.SkipReasons[reason], reason)
+	}
+	fmt.Fprintf(w, "Time: %.1fs\n", meta.Duration)
+	if sum.Conformant {
+		fmt.Fprintln(w, "Result: CONFORMANT")
+	} else {
+		fmt.Fprintln(w, "Result: NOT CONFORMANT")
+	}
+}
+
+// sections returns the sections in the spec's order (§1, §2 …), others
+// last; Ginkgo runs them in random order.
+func sections(results []Result) []string {
+	var out []string
+	for _, r := range results {
+		if !slices.Contains(out, r.Section) {
+			out = append(out, r.Section)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return strings.Compare(sectionKey(a), sectionKey(b)) })
+	return out
+}
+
+// sectionKey orders "§N title" by N, keeping the suites' own order within
+// a section number; sections without a number go last.
+func sectionKey(s string) string {
+	if rest, ok := strings.CutPrefix(s, "§"); ok && len(rest) > 0 {
+		return rest[:1] + " " + s
+	}
+	return "~" + s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

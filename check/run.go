@@ -1,0 +1,220 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/formatter"
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+
+	// The suites register their specs with Ginkgo.
+	_ "github.com/loomi-lmp/lmpkit/suites"
+)
+
+// SuiteName is the Ginkgo suite's description.
+const SuiteName = "LMP v1 conformance"
+
+// lastReport receives the suite report after RunSpecs.
+var lastReport types.Report
+
+var _ = ginkgo.ReportAfterSuite("lmp-check", func(r ginkgo.Report) { lastReport = r })
+
+// ginkgoT is the GinkgoTestingT of a run outside go test.
+type ginkgoT struct{ failed bool }
+
+func (t *ginkgoT) Fail() { t.failed = true }
+
+// Run performs one lmp-check run and returns its exit code. It may be
+// called once per process (Ginkgo runs a suite once).
+func Run(ctx context.Context, cfg Config) int {
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	code, err := run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(cfg.Stderr, "lmp-check: %v\n", err)
+	}
+	return code
+}
+
+func run(ctx context.Context, cfg Config) (int, error) {
+	var exp *Expectations
+	if cfg.Expect != "" {
+		e, err := LoadExpectations(cfg.Expect)
+		if err != nil {
+			return ExitUsage, usagef("--expect: %v", err)
+		}
+		exp = e
+	}
+	hc, err := cfg.httpClient()
+	if err != nil {
+		return ExitUsage, err
+	}
+	t := conformance.Target{
+		WSURL: cfg.URL, PairURL: cfg.PairURL, TokenCmd: cfg.TokenCmd, DriverURL: cfg.DriverURL,
+		HTTPClient: hc, Strict: cfg.Strict,
+	}
+	if cfg.URL == "" {
+		inst, prof, err := startInProcess(ctx, cfg)
+		if err != nil {
+			return ExitUsage, err
+		}
+		defer inst.Close()
+		t.WSURL, t.PairURL, t.DriverURL = inst.WSURL, inst.PairURL, inst.DriverURL
+		fmt.Fprintf(cfg.Stdout, "lmp-check: no --url given: checking an in-process lmp-server at %s with the %s timing profile", t.WSURL, prof)
+		if prof == "short" {
+			fmt.Fprint(cfg.Stdout, " (use --profile spec for the spec's timings)")
+		}
+		fmt.Fprintln(cfg.Stdout)
+	} else {
+		if err := checkURL(cfg.URL); err != nil {
+			return ExitUsage, err
+		}
+		if t.PairURL == "" && t.TokenCmd == "" {
+			if !isLoopbackURL(cfg.URL) {
+				return ExitUsage, usagef("--url %s is not loopback: give --pair-url or --token-cmd", cfg.URL)
+			}
+			if t.PairURL, err = client.PairURLFor(cfg.URL); err != nil {
+				return ExitUsage, usagef("%v", err)
+			}
+		}
+	}
+	if t.Profile, err = buildProfile(ctx, cfg, t); err != nil {
+		return ExitUsage, err
+	}
+	if err := preflight(ctx, t); err != nil {
+		return ExitUsage, err
+	}
+	if err := conformance.Configure(t); err != nil {
+		return ExitUsage, usagef("%v", err)
+	}
+
+	started := time.Now()
+	report := runSuites(cfg)
+	results := Results(report, cfg.Strict, exp)
+	sum := Summarize(results)
+	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict,
+		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
+	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
+	if err := writeFile(cfg.JUnitReport, func(w io.Writer) error { return WriteJUnit(w, meta, results) }); err != nil {
+		return ExitUsage, fmt.Errorf("--junit-report: %w", err)
+	}
+	if err := writeFile(cfg.JSONReport, func(w io.Writer) error { return WriteJSON(w, meta, results, sum) }); err != nil {
+		return ExitUsage, fmt.Errorf("--json-report: %w", err)
+	}
+	return sum.ExitCode(), nil
+}
+
+// buildProfile takes the timing profile from the driver API when there is
+// one, then applies the timing flags.
+func buildProfile(ctx context.Context, cfg Config, t conformance.Target) (conformance.Profile, error) {
+	p := conformance.SpecProfile()
+	if t.DriverURL != "" {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		dp, err := driver.New(t.DriverURL, t.HTTPClient).Profile(ctx)
+		if err != nil {
+			return p, fmt.Errorf("%w: driver API %s: %v", errUnreachable, t.DriverURL, err)
+		}
+		p = conformance.ProfileFromDriver(dp)
+	}
+	set := func(dst *time.Duration, v time.Duration) {
+		if v > 0 {
+			*dst = v
+			p.Source = "flags"
+		}
+	}
+	set(&p.PingInterval, cfg.PingInterval)
+	set(&p.PongTimeout, cfg.PongTimeout)
+	set(&p.AuthTimeout, cfg.AuthTimeout)
+	set(&p.PairTTL, cfg.PairTTL)
+	return p, nil
+}
+
+// preflight checks that the target answers HTTP at /health and accepts a
+// WebSocket, before any spec runs: otherwise the run ends with exit code 2,
+// not with a page of failures.
+func preflight(ctx context.Context, t conformance.Target) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	health, err := (&t).HealthURL()
+	if err != nil {
+		return usagef("%v", err)
+	}
+	req, err := newGet(ctx, health)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	resp, err := t.HTTPClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%w: GET %s: %v", errUnreachable, health, err)
+	}
+	resp.Body.Close()
+	c, err := client.Dial(ctx, t.WSURL, &client.Options{HTTPClient: t.HTTPClient})
+	if err != nil {
+		return fmt.Errorf("%w: WebSocket %s: %v", errUnreachable, t.WSURL, err)
+	}
+	_ = c.CloseNow()
+	return nil
+}
+
+// runSuites runs the Ginkgo suites in this process and returns the report.
+func runSuites(cfg Config) types.Report {
+	sc := types.NewDefaultSuiteConfig()
+	sc.LabelFilter = cfg.LabelFilter
+	sc.FocusStrings = cfg.Focus
+	sc.SkipStrings = cfg.Skip
+	sc.Timeout = 30 * time.Minute
+	rc := types.NewDefaultReporterConfig()
+	rc.NoColor = true
+	rc.Succinct = !cfg.Verbose
+	rc.Verbose = cfg.Verbose
+	// Ginkgo's own progress output goes to stderr, and only when asked
+	// for: the summary on stdout is lmp-check's.
+	if cfg.Verbose {
+		formatter.ColorableStdOut = cfg.Stderr
+	} else {
+		formatter.ColorableStdOut = io.Discard
+	}
+	ginkgo.RunSpecs(&ginkgoT{}, SuiteName, sc, rc)
+	return lastReport
+}
+
+func writeFile(path string, write func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ExitCodeOf maps an error from a run's set-up to its exit code.
+func ExitCodeOf(err error) int {
+	var ue *UsageError
+	if err == nil {
+		return ExitConformant
+	}
+	if errors.As(err, &ue) || errors.Is(err, errUnreachable) {
+		return ExitUsage
+	}
+	return ExitNotConformant
+}

@@ -1,0 +1,204 @@
+// Package check is the lmp-check runner: it turns a target description
+// into a conformance run of package suites, maps each spec's outcome to a
+// verdict (pass, fail, non-strict, skipped, expected failure, unexpected
+// pass), writes readable, JUnit and JSON reports and derives the exit code.
+package check
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/loomi-lmp/lmpkit/suites/rules"
+)
+
+// Verdict is the outcome of one spec.
+type Verdict string
+
+// Verdicts.
+const (
+	Pass            Verdict = "pass"
+	Fail            Verdict = "fail"
+	NonStrict       Verdict = "non-strict"       // a SHOULD or INFO spec failed; fails only under --strict
+	Skipped         Verdict = "skipped"          // not run, with the reason
+	ExpectedFailure Verdict = "expected-failure" // failed as the expectations file says
+	UnexpectedPass  Verdict = "unexpected-pass"  // passed although the expectations file says it fails
+)
+
+// Verdicts lists every verdict in report order.
+var Verdicts = []Verdict{Pass, Fail, NonStrict, Skipped, ExpectedFailure, UnexpectedPass}
+
+// Failing reports whether v makes the run not conformant.
+func (v Verdict) Failing() bool { return v == Fail || v == UnexpectedPass }
+
+// Transcript is one connection's redacted transcript.
+type Transcript struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+// Result is one spec's outcome.
+type Result struct {
+	Section     string
+	Text        string // the requirement, without the rule prefix
+	Rules       []string
+	Level       rules.Level
+	Labels      []string
+	Verdict     Verdict
+	Reason      string // skip reason, failure message, or expectation reason
+	Location    string // where the failure happened in the suites
+	Duration    time.Duration
+	Transcripts []Transcript
+	Notes       []Transcript // other report entries
+	Expectation *Expectation
+}
+
+// ID is "[rules] text", unique enough to name a spec.
+func (r Result) ID() string { return "[" + strings.Join(r.Rules, ",") + "] " + r.Text }
+
+// specInfo reads a spec's rule IDs, level and section from its labels and
+// container texts.
+func specInfo(s types.SpecReport) (section, text string, ids []string, level rules.Level, labels []string) {
+	labels = s.Labels()
+	level = rules.MUST
+	for _, l := range labels {
+		switch {
+		case rules.IsID(l):
+			ids = append(ids, l)
+		case l == string(rules.MUST) || l == string(rules.SHOULD) || l == string(rules.INFO):
+			level = rules.Level(l)
+		}
+	}
+	if len(s.ContainerHierarchyTexts) > 0 {
+		section = s.ContainerHierarchyTexts[0]
+	}
+	text = s.LeafNodeText
+	if strings.HasPrefix(text, "[") {
+		if i := strings.Index(text, "] "); i > 0 {
+			text = text[i+2:]
+		}
+	}
+	return section, text, ids, level, labels
+}
+
+// Results maps a suite report to one Result per spec. Under strict,
+// failures of SHOULD and INFO specs are failures; otherwise they are
+// non-strict. Expectations turn failures into expected failures and
+// passes into unexpected passes.
+func Results(report types.Report, strict bool, exp *Expectations) []Result {
+	var out []Result
+	for _, s := range report.SpecReports {
+		if s.LeafNodeType != types.NodeTypeIt {
+			continue
+		}
+		section, text, ids, level, labels := specInfo(s)
+		r := Result{Section: section, Text: text, Rules: ids, Level: level, Labels: labels, Duration: s.RunTime}
+		switch {
+		case s.State == types.SpecStatePassed:
+			r.Verdict = Pass
+		case s.State == types.SpecStateSkipped || s.State == types.SpecStatePending:
+			r.Verdict = Skipped
+			r.Reason = s.Failure.Message
+			if r.Reason == "" {
+				r.Reason = "not selected"
+			}
+		default: // failed, panicked, timed out, interrupted, aborted
+			r.Verdict = Fail
+			if level != rules.MUST && !strict {
+				r.Verdict = NonStrict
+			}
+			r.Reason = s.Failure.Message
+			if s.State != types.SpecStateFailed {
+				r.Reason = s.State.String() + ": " + r.Reason
+			}
+			r.Location = s.Failure.Location.String()
+		}
+		for _, e := range s.ReportEntries {
+			entry := Transcript{Name: e.Name, Text: e.StringRepresentation()}
+			if strings.HasPrefix(e.Name, "transcript: ") {
+				entry.Name = strings.TrimPrefix(e.Name, "transcript: ")
+				r.Transcripts = append(r.Transcripts, entry)
+			} else {
+				r.Notes = append(r.Notes, entry)
+			}
+		}
+		if exp != nil {
+			if e := exp.Match(r); e != nil {
+				r.Expectation = e
+				switch r.Verdict {
+				case Fail, NonStrict:
+					r.Verdict = ExpectedFailure
+					r.Reason = "expected failure: " + e.Reason + " (" + r.Reason + ")"
+				case Pass:
+					r.Verdict = UnexpectedPass
+					r.Reason = "passed, but the expectations file lists it as failing: " + e.Reason
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Summary counts verdicts and rule coverage.
+type Summary struct {
+	Counts           map[Verdict]int
+	RulesTotal       int
+	RulesChecked     []string // rules with at least one spec that ran
+	RulesSkipped     []string // rules whose every spec was skipped
+	RulesUncheckable []string
+	SkipReasons      map[string]int // reason → specs
+	Conformant       bool
+}
+
+// Summarize counts verdicts and which rules the run covered.
+func Summarize(results []Result) Summary {
+	s := Summary{Counts: map[Verdict]int{}, SkipReasons: map[string]int{}, RulesTotal: len(rules.Table), Conformant: true}
+	ran, skipped := map[string]bool{}, map[string]bool{}
+	for _, r := range results {
+		s.Counts[r.Verdict]++
+		if r.Verdict.Failing() {
+			s.Conformant = false
+		}
+		for _, id := range r.Rules {
+			if r.Verdict == Skipped {
+				skipped[id] = true
+			} else {
+				ran[id] = true
+			}
+		}
+		if r.Verdict == Skipped {
+			s.SkipReasons[r.Reason]++
+		}
+	}
+	for _, rule := range rules.Table {
+		switch {
+		case ran[rule.ID]:
+			s.RulesChecked = append(s.RulesChecked, rule.ID)
+		case skipped[rule.ID]:
+			s.RulesSkipped = append(s.RulesSkipped, rule.ID)
+		}
+		if _, ok := rules.Uncheckable[rule.ID]; ok {
+			s.RulesUncheckable = append(s.RulesUncheckable, rule.ID)
+		}
+	}
+	slices.Sort(s.RulesUncheckable)
+	return s
+}
+
+// Exit codes of lmp-check.
+const (
+	ExitConformant    = 0
+	ExitNotConformant = 1
+	ExitUsage         = 2 // usage error or unreachable target
+)
+
+// ExitCode is ExitConformant or ExitNotConformant for a finished run.
+func (s Summary) ExitCode() int {
+	if s.Conformant {
+		return ExitConformant
+	}
+	return ExitNotConformant
+}

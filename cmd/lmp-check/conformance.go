@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/loomi-lmp/lmpkit/check"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// selectionFlags adds --label-filter, --focus and --skip.
+func selectionFlags(fs *flag.FlagSet, cfg *check.Config) {
+	fs.StringVar(&cfg.LabelFilter, "label-filter", "", "run only specs whose labels match this Ginkgo label filter (rule IDs, MUST/SHOULD/INFO, driver, timer), e.g. 'MUST && !timer'")
+	fs.Var((*stringList)(&cfg.Focus), "focus", "run only specs whose text matches this regexp (repeatable)")
+	fs.Var((*stringList)(&cfg.Skip), "skip", "skip specs whose text matches this regexp (repeatable)")
+}
+
+// runCmd is `lmp-check [run] [flags]`: the conformance run.
+func runCmd(args []string, stdout, stderr io.Writer) int {
+	cfg := check.Config{Stdout: stdout, Stderr: stderr}
+	fs := flag.NewFlagSet("lmp-check run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.URL, "url", "", "LMP WebSocket URL of the server under test, ws(s)://host/ws; without it an in-process lmp-server is checked")
+	fs.StringVar(&cfg.PairURL, "pair-url", "", "loopback pairing endpoint (POST /internal/pair/new); derived from --url when it is loopback")
+	fs.StringVar(&cfg.TokenCmd, "token-cmd", "", "shell command printing pairing JSON with a \"token\" field, e.g. 'hermes loomi pair --json'")
+	fs.StringVar(&cfg.DriverURL, "driver-url", "", "mock Hermes driver API base URL; without it the specs that need Hermes-side events are skipped")
+	fs.StringVar(&cfg.CA, "ca", "", "PEM file of CA certificates to trust for wss:// and https://")
+	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the server's TLS certificate")
+	fs.DurationVar(&cfg.PingInterval, "ping-interval", 0, "server ping interval (default: the driver's profile, else 25s)")
+	fs.DurationVar(&cfg.PongTimeout, "pong-timeout", 0, "pong deadline (default: the driver's profile, else 10s)")
+	fs.DurationVar(&cfg.AuthTimeout, "auth-timeout", 0, "auth timeout (default: the driver's profile, else 10s)")
+	fs.DurationVar(&cfg.PairTTL, "pair-ttl", 0, "default pairing token TTL (default: the driver's profile, else 300s)")
+	fs.StringVar(&cfg.Profile, "profile", "short", "timings of the in-process server when --url is absent: short or spec")
+	fs.BoolVar(&cfg.Strict, "strict", false, "SHOULD and INFO failures, and timings that deviate from the spec, fail the run")
+	fs.StringVar(&cfg.JUnitReport, "junit-report", "", "write a JUnit XML report to this file")
+	fs.StringVar(&cfg.JSONReport, "json-report", "", "write a JSON report (schema/report/lmp-check-report.json) to this file")
+	fs.StringVar(&cfg.Expect, "expect", "", "YAML file of known failures (rule or spec, reason, link)")
+	fs.BoolVar(&cfg.Verbose, "v", false, "stream Ginkgo's progress to stderr and list unselected specs")
+	selectionFlags(fs, &cfg)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: lmp-check [run] [flags]\n\nExit codes: 0 conformant, 1 not conformant, 2 usage error or unreachable target.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return check.ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lmp-check: unexpected arguments %q\n", fs.Args())
+		return check.ExitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return check.Run(ctx, cfg)
+}
+
+// listCmd is `lmp-check list`: a dry run naming every selected spec.
+func listCmd(args []string, stdout, stderr io.Writer) int {
+	var cfg check.Config
+	fs := flag.NewFlagSet("lmp-check list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	selectionFlags(fs, &cfg)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return check.ExitUsage
+	}
+	specs, err := check.Preview(cfg.LabelFilter, cfg.Focus, cfg.Skip)
+	if err != nil {
+		fmt.Fprintf(stderr, "lmp-check list: %v\n", err)
+		return check.ExitUsage
+	}
+	check.WriteList(stdout, specs)
+	return 0
+}
+
+// rulesCmd is `lmp-check rules`: the rule → specs matrix.
+func rulesCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lmp-check rules", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	markdown := fs.Bool("markdown", false, "write the matrix as Markdown (suites/MATRIX.md)")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return check.ExitUsage
+	}
+	specs, err := check.Preview("", nil, nil)
+	if err != nil {
+		fmt.Fprintf(stderr, "lmp-check rules: %v\n", err)
+		return check.ExitUsage
+	}
+	m := check.BuildMatrix(specs)
+	if *markdown {
+		m.WriteMarkdown(stdout)
+	} else {
+		m.WriteRules(stdout)
+	}
+	if p := m.Problems(); len(p) > 0 {
+		fmt.Fprintf(stderr, "lmp-check rules: %s\n", strings.Join(p, "\n"))
+		return check.ExitNotConformant
+	}
+	return 0
+}

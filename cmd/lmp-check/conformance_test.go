@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildBinary builds lmp-check once for the exit-code tests.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "lmp-check")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, stdout.String(), stderr.String()
+	case errors.As(err, &ee):
+		return ee.ExitCode(), stdout.String(), stderr.String()
+	}
+	t.Fatalf("run %v: %v", args, err)
+	return -1, "", ""
+}
+
+// TestExitCodes runs the built binary: 0 conformant, 1 not conformant, 2
+// usage error or unreachable target.
+func TestExitCodes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary against in-process servers")
+	}
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	junit, jsonRep := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json")
+	expect := filepath.Join(dir, "expect.yaml")
+	if err := os.WriteFile(expect, []byte("expectations:\n  - rule: T-2\n    reason: pretend /health is broken\n    link: https://example.org/1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string // in stdout or stderr
+	}{
+		{"conformant", []string{"--label-filter", "section:transport", "--junit-report", junit, "--json-report", jsonRep}, 0, "Result: CONFORMANT"},
+		{"strict timing deviation", []string{"--strict", "--label-filter", "INFO"}, 1, "NOT CONFORMANT"},
+		{"unexpected pass", []string{"--label-filter", "T-2", "--expect", expect}, 1, "UNEXPECTED-PASS"},
+		{"unreachable", []string{"--url", "ws://127.0.0.1:1/ws"}, 2, "unreachable"},
+		{"not a ws url", []string{"--url", "http://127.0.0.1:1/ws"}, 2, "ws://"},
+		{"remote without pairing", []string{"--url", "ws://192.0.2.1/ws"}, 2, "--pair-url"},
+		{"bad flag", []string{"--no-such-flag"}, 2, "no-such-flag"},
+		{"bad expectations", []string{"--expect", filepath.Join(dir, "missing.yaml")}, 2, "--expect"},
+		{"list", []string{"list", "--label-filter", "T-2"}, 0, "[T-2]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runBinary(t, bin, c.args...)
+			if code != c.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout+stderr, c.want) {
+				t.Errorf("output lacks %q\nstdout:\n%s\nstderr:\n%s", c.want, stdout, stderr)
+			}
+		})
+	}
+
+	raw, err := os.ReadFile(jsonRep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Conformant bool `json:"conformant"`
+		Specs      []struct {
+			Verdict string   `json:"verdict"`
+			Rules   []string `json:"rules"`
+		} `json:"specs"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil || !rep.Conformant || len(rep.Specs) == 0 {
+		t.Errorf("JSON report: %v %+v", err, rep)
+	}
+	if x, err := os.ReadFile(junit); err != nil || !bytes.Contains(x, []byte("<testsuites")) {
+		t.Errorf("JUnit report: %v", err)
+	}
+}

@@ -1,0 +1,56 @@
+// Command lmp-check checks LMP v1 implementations and frames.
+//
+//	lmp-check validate [--dir s2c|c2s] FILE...   validate frames against the schemas
+//
+// Run `lmp-check help` for the list of subcommands.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/loomi-lmp/lmpkit/check/validate"
+)
+
+const usage = `usage: lmp-check <command> [arguments]
+
+Commands:
+  run        (default) check a server: lmp-check [run] --url ws://host/ws …; no --url checks an in-process lmp-server
+  list       list the conformance specs (dry run) with rule IDs and levels
+  rules      print the rule → specs matrix (--markdown for suites/MATRIX.md)
+  validate   validate LMP frames (one JSON frame, a JSON array or NDJSON) against the schemas
+
+Run "lmp-check <command> -h" for the flags of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run dispatches to a subcommand and returns its exit code. Each
+// subcommand is a package with Run(args, stdin, stdout, stderr) int.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
+		return runCmd(args, stdout, stderr) // the conformance run is the default
+	}
+	switch args[0] {
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "list":
+		return listCmd(args[1:], stdout, stderr)
+	case "rules":
+		return rulesCmd(args[1:], stdout, stderr)
+	case "validate":
+		return validate.Run(args[1:], stdin, stdout, stderr)
+	case "fuzz":
+		return fuzzCmd(args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "lmp-check: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+}

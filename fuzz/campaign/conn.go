@@ -1,0 +1,185 @@
+package campaign
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// connTimings bound one episode's waits.
+type connTimings struct {
+	dial    time.Duration // dial and upgrade
+	write   time.Duration // one frame
+	settle  time.Duration // wait for the answer to the closing ping
+	closing time.Duration // the close handshake
+}
+
+var campaignTimings = connTimings{dial: 5 * time.Second, write: 5 * time.Second, settle: 2 * time.Second, closing: 2 * time.Second}
+
+// sentinel is the ping sent after an episode's steps: its pong says the
+// server has read everything before it (T-6).
+var sentinel = []byte(`{"v":1,"type":"ping","payload":{}}`)
+
+// episodeResult is what one connection produced.
+type episodeResult struct {
+	sent, received int
+	dialErr        error
+	closeCode      int // -1: no close frame; 0: still open when we closed
+}
+
+// runEpisode plays ep on a fresh connection to wsURL, feeding every
+// received frame to o. vals fills the placeholders. drop ends the
+// connection without a close handshake, as a phone losing its network.
+func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, vals func([]byte) []byte, o *connOracle, t connTimings, drop bool) episodeResult {
+	var res episodeResult
+	dctx, cancel := context.WithTimeout(ctx, t.dial)
+	ws, _, err := websocket.Dial(dctx, wsURL, &websocket.DialOptions{HTTPClient: hc})
+	cancel()
+	if err != nil {
+		res.dialErr = err
+		return res
+	}
+	ws.SetReadLimit(64 << 20)
+
+	var (
+		weClosed atomic.Bool
+		pongs    = make(chan struct{}, 1)
+		done     = make(chan struct{})
+		mu       sync.Mutex // guards received
+	)
+	go func() {
+		defer close(done)
+		for {
+			typ, data, err := ws.Read(context.Background())
+			if err != nil {
+				code := int(websocket.CloseStatus(err))
+				var ce websocket.CloseError
+				if !errors.As(err, &ce) {
+					code = -1
+				}
+				res.closeCode = code
+				o.closed(code, weClosed.Load())
+				return
+			}
+			mu.Lock()
+			res.received++
+			mu.Unlock()
+			o.frame(data, typ == websocket.MessageBinary)
+			if typ == websocket.MessageText && len(data) < 200 {
+				switch frameTypeOf(data) {
+				case lmp.TypePing:
+					// T-5: answer the server's heartbeat, off the read loop.
+					go func() {
+						wctx, cancel := context.WithTimeout(context.Background(), t.write)
+						_ = ws.Write(wctx, websocket.MessageText, []byte(`{"v":1,"type":"pong","payload":{}}`))
+						cancel()
+					}()
+				case lmp.TypePong:
+					select {
+					case pongs <- struct{}{}:
+					default:
+					}
+				}
+			}
+		}
+	}()
+
+	open := true
+	for _, s := range ep.Steps {
+		if ctx.Err() != nil {
+			break
+		}
+		if s.Op == OpWait {
+			select {
+			case <-time.After(s.Wait):
+			case <-ctx.Done():
+			case <-done:
+			}
+			continue
+		}
+		typ := websocket.MessageText
+		if s.Op == OpBinary {
+			typ = websocket.MessageBinary
+		}
+		data := vals(s.Data)
+		if len(data) > lmp.MaxFrameBytes {
+			o.oversized = true
+		}
+		wctx, cancel := context.WithTimeout(ctx, t.write)
+		err := ws.Write(wctx, typ, data)
+		cancel()
+		if err != nil {
+			open = false
+			break
+		}
+		res.sent++
+	}
+	if open && ctx.Err() == nil && !drop {
+		// Drain a pong left over from an episode ping, then wait for the
+		// answer to the sentinel: the server has then read every step.
+		select {
+		case <-pongs:
+		default:
+		}
+		wctx, cancel := context.WithTimeout(ctx, t.write)
+		if ws.Write(wctx, websocket.MessageText, sentinel) == nil {
+			select {
+			case <-pongs:
+			case <-done:
+			case <-time.After(t.settle):
+			case <-ctx.Done():
+			}
+		} else {
+			open = false
+		}
+		cancel()
+	}
+	select {
+	case <-done:
+		open = false // the server ended the connection, not us
+	default:
+	}
+	if !open {
+		// A write failed: the server closed or dropped the connection. Let
+		// the reader see how, and judge it as the server's close.
+		select {
+		case <-done:
+		case <-time.After(t.closing):
+		}
+		_ = ws.CloseNow()
+		<-done
+		return res
+	}
+	weClosed.Store(true)
+	if drop {
+		_ = ws.CloseNow()
+	} else {
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(t.closing):
+				_ = ws.CloseNow()
+			}
+		}()
+		_ = ws.Close(websocket.StatusNormalClosure, "")
+	}
+	<-done
+	return res
+}
+
+// frameTypeOf extracts "type" from a small frame without a full decode.
+func frameTypeOf(data []byte) string {
+	var f struct {
+		Type string `json:"type"`
+	}
+	if decodeSmall(data, &f) != nil {
+		return ""
+	}
+	return f.Type
+}

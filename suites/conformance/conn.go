@@ -1,0 +1,149 @@
+package conformance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/schema"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+)
+
+// Conn is a connection a spec opened. Every frame taken from it is
+// validated against the schemas (E-1, F-1); frames left untaken are
+// validated when the spec ends. Its transcript is attached to the spec's
+// report when the spec fails.
+type Conn struct {
+	*client.Conn
+	// Name identifies the connection in reports ("device A", "probe: auth timeout").
+	Name string
+	// Device is the identity this connection authenticated as, if any.
+	Device client.Device
+	// HelloOK is the hello.ok the connection got, if any.
+	HelloOK lmp.HelloOK
+	// HelloSeq is the envelope seq of that hello.ok.
+	HelloSeq int64
+
+	mu      sync.Mutex
+	invalid []string // validation failures of taken frames
+}
+
+// ErrInvalidFrame wraps a schema violation of a received frame.
+var ErrInvalidFrame = errors.New("invalid frame")
+
+// ValidateFrame checks one received frame against the schemas. The error
+// names the frame type and each violation with its rule ID.
+func ValidateFrame(f client.Frame) error {
+	if f.Binary {
+		return fmt.Errorf("%w: the server sent a binary frame (T-3)", ErrInvalidFrame)
+	}
+	if f.ParseErr != nil {
+		return fmt.Errorf("%w: not a JSON object with an envelope (T-3, E-1): %v", ErrInvalidFrame, f.ParseErr)
+	}
+	errs := schema.ValidateFrame(schema.ServerToClient, f.Raw)
+	if len(errs) == 0 {
+		return nil
+	}
+	lines := make([]string, len(errs))
+	for i, e := range errs {
+		lines[i] = "  " + e.String()
+	}
+	return fmt.Errorf("%w: %s frame seq %d breaks the schema:\n%s", ErrInvalidFrame, f.Type, f.Seq, strings.Join(lines, "\n"))
+}
+
+// Dial opens a tracked connection to the target without authenticating.
+func Dial(ctx context.Context, name string, opts *client.Options) (*Conn, error) {
+	t := Current()
+	if opts == nil {
+		opts = t.DialOptions()
+	} else if opts.HTTPClient == nil {
+		o := *opts
+		o.HTTPClient = t.HTTPClient
+		opts = &o
+	}
+	c, err := client.Dial(ctx, t.WSURL, opts)
+	if err != nil {
+		return nil, err
+	}
+	conn := &Conn{Conn: c, Name: name}
+	track(conn)
+	return conn, nil
+}
+
+// Expect waits for the oldest frame m matches (leaving the others in the
+// inbox) and validates it. The error names what was awaited.
+func (c *Conn) Expect(ctx context.Context, m match.M) (client.Frame, error) {
+	f, err := c.Conn.Expect(ctx, m.Fn)
+	if err != nil {
+		return f, fmt.Errorf("%s: waiting for %s: %w", c.Name, m.Desc, err)
+	}
+	if verr := ValidateFrame(f); verr != nil {
+		c.mu.Lock()
+		c.invalid = append(c.invalid, verr.Error())
+		c.mu.Unlock()
+		return f, fmt.Errorf("%s: %w", c.Name, verr)
+	}
+	return f, nil
+}
+
+// Next is Expect for any frame.
+func (c *Conn) Next(ctx context.Context) (client.Frame, error) {
+	return c.Expect(ctx, match.Anything())
+}
+
+// Hello sends h (filling protocol_version and device_info when empty) and
+// waits for hello.ok or error. An error frame is returned as
+// *client.ServerError; the connection's end as *client.CloseError.
+func (c *Conn) Hello(ctx context.Context, h lmp.Hello) (lmp.HelloOK, error) {
+	if h.ProtocolVersion == 0 {
+		h.ProtocolVersion = lmp.Version
+	}
+	if h.DeviceInfo == (lmp.DeviceInfo{}) {
+		h.DeviceInfo = client.DefaultDeviceInfo
+	}
+	// The client transcript learns secrets through its own Hello; ours
+	// mirrors that so transcripts stay redacted (S-1).
+	c.Transcript().AddSecret(h.Token)
+	c.Transcript().AddSecret(h.Credential)
+	if err := c.Send(ctx, h); err != nil {
+		return lmp.HelloOK{}, err
+	}
+	f, err := c.Expect(ctx, match.Type(lmp.TypeHelloOK, lmp.TypeError))
+	if err != nil {
+		return lmp.HelloOK{}, err
+	}
+	if f.Type == lmp.TypeError {
+		e, err := lmp.DecodePayload[lmp.Error](f.Type, f.Payload)
+		if err != nil {
+			return lmp.HelloOK{}, err
+		}
+		return lmp.HelloOK{}, &client.ServerError{Payload: e}
+	}
+	ok, err := lmp.DecodePayload[lmp.HelloOK](f.Type, f.Payload)
+	if err != nil {
+		return lmp.HelloOK{}, fmt.Errorf("hello.ok: %w", err)
+	}
+	if ok.Credential != nil {
+		c.Transcript().AddSecret(*ok.Credential)
+	}
+	c.HelloOK, c.HelloSeq = ok, f.Seq
+	return ok, nil
+}
+
+// problems returns the validation failures of every frame this
+// connection received: those taken, and those still pending.
+func (c *Conn) problems() []string {
+	c.mu.Lock()
+	out := append([]string(nil), c.invalid...)
+	c.mu.Unlock()
+	for _, f := range c.Pending() {
+		if err := ValidateFrame(f); err != nil {
+			out = append(out, err.Error())
+		}
+	}
+	return out
+}

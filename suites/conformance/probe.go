@@ -1,0 +1,172 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/loomi-lmp/lmpkit/client"
+)
+
+// Probe is a background check for a timer-bound spec. All probes start
+// together when the suite starts (StartProbes), so that specs waiting on
+// the heartbeat, the auth timeout or a token's TTL overlap in time and a
+// full run lasts about as long as the longest timer. The spec then awaits
+// its probe's outcome.
+type Probe struct {
+	Name string
+	run  func(ctx context.Context, p *Probe) error
+
+	once  sync.Once
+	done  chan struct{}
+	err   error
+	mu    sync.Mutex
+	conns []*Conn
+	notes []string
+}
+
+var (
+	probesMu     sync.Mutex
+	probes       []*Probe
+	probesCtx    context.Context
+	probesCancel context.CancelFunc
+	probesWG     sync.WaitGroup
+)
+
+// NewProbe registers a probe. Call it from a package-level var so that it
+// exists before the suite starts.
+func NewProbe(name string, run func(ctx context.Context, p *Probe) error) *Probe {
+	p := &Probe{Name: name, run: run, done: make(chan struct{})}
+	probesMu.Lock()
+	probes = append(probes, p)
+	probesMu.Unlock()
+	return p
+}
+
+// StartProbes starts every registered probe; the suites call it from
+// BeforeSuite.
+func StartProbes() {
+	probesMu.Lock()
+	if probesCtx == nil {
+		probesCtx, probesCancel = context.WithCancel(context.Background())
+	}
+	list := append([]*Probe(nil), probes...)
+	probesMu.Unlock()
+	for _, p := range list {
+		p.start()
+	}
+}
+
+// StopProbes cancels the probes still running, waits for them and closes
+// their connections; the suites call it from AfterSuite.
+func StopProbes() {
+	probesMu.Lock()
+	cancel := probesCancel
+	list := append([]*Probe(nil), probes...)
+	probesMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	probesWG.Wait()
+	for _, p := range list {
+		p.mu.Lock()
+		for _, c := range p.conns {
+			_ = c.CloseNow()
+		}
+		p.mu.Unlock()
+	}
+}
+
+func (p *Probe) start() {
+	p.once.Do(func() {
+		probesMu.Lock()
+		if probesCtx == nil {
+			probesCtx, probesCancel = context.WithCancel(context.Background())
+		}
+		ctx := probesCtx
+		probesWG.Add(1)
+		probesMu.Unlock()
+		go func() {
+			defer probesWG.Done()
+			defer close(p.done)
+			defer func() {
+				if r := recover(); r != nil {
+					p.err = fmt.Errorf("probe %s panicked: %v", p.Name, r)
+				}
+			}()
+			p.err = p.run(ctx, p)
+		}()
+	})
+}
+
+// Await starts the probe if it has not started, waits for its outcome and
+// attaches its connections to the running spec's report.
+func (p *Probe) Await(ctx context.Context) error {
+	p.start()
+	p.mu.Lock()
+	conns := append([]*Conn(nil), p.conns...)
+	p.mu.Unlock()
+	select {
+	case <-p.done:
+	case <-ctx.Done():
+		p.mu.Lock()
+		conns = append([]*Conn(nil), p.conns...)
+		p.mu.Unlock()
+		Attach(conns...)
+		return fmt.Errorf("probe %s: still running when the spec gave up: %w", p.Name, ctx.Err())
+	}
+	p.mu.Lock()
+	conns = append([]*Conn(nil), p.conns...)
+	p.mu.Unlock()
+	Attach(conns...)
+	return p.err
+}
+
+// Notes returns what the probe recorded with Notef.
+func (p *Probe) Notes() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.notes...)
+}
+
+// Notef records a line for the report.
+func (p *Probe) Notef(format string, args ...any) {
+	p.mu.Lock()
+	p.notes = append(p.notes, fmt.Sprintf(format, args...))
+	p.mu.Unlock()
+}
+
+// Dial opens a connection owned by the probe: it is not closed when a spec
+// ends, and its transcript goes to the spec that awaits the probe.
+func (p *Probe) Dial(ctx context.Context, opts *client.Options) (*Conn, error) {
+	t := Current()
+	o := t.DialOptions()
+	if opts != nil {
+		o2 := *opts
+		if o2.HTTPClient == nil {
+			o2.HTTPClient = t.HTTPClient
+		}
+		o = &o2
+	}
+	c, err := client.Dial(ctx, t.WSURL, o)
+	if err != nil {
+		return nil, err
+	}
+	conn := &Conn{Conn: c, Name: "probe " + p.Name}
+	p.mu.Lock()
+	p.conns = append(p.conns, conn)
+	p.mu.Unlock()
+	return conn, nil
+}
+
+// Problems validates every frame the probe's connections received.
+func (p *Probe) Problems() []string {
+	p.mu.Lock()
+	conns := append([]*Conn(nil), p.conns...)
+	p.mu.Unlock()
+	var out []string
+	for _, c := range conns {
+		out = append(out, c.problems()...)
+	}
+	return out
+}

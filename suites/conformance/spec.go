@@ -1,0 +1,156 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+
+	"github.com/loomi-lmp/lmpkit/suites/rules"
+)
+
+func init() {
+	gomega.RegisterFailHandler(ginkgo.Fail)
+}
+
+// Label values the suites use besides rule IDs and levels.
+const (
+	// LabelDriver marks specs that need the mock Hermes driver API.
+	LabelDriver = "driver"
+	// LabelTimer marks specs that wait on a protocol timer.
+	LabelTimer = "timer"
+)
+
+// SkipNoDriver is the skip reason of driver specs without --driver-url.
+const SkipNoDriver = "needs --driver-url (Hermes-side events)"
+
+// NeedsDriver is a decorator for specs that need Hermes-side events: it
+// labels them, and they are skipped with SkipNoDriver when no driver API is
+// configured.
+var NeedsDriver = ginkgo.Label(LabelDriver)
+
+// Timer is a decorator for specs that wait on a protocol timer.
+var Timer = ginkgo.Label(LabelTimer)
+
+// Section declares one container per spec section (h2spec style: one file
+// per section). Every spec in it gets the section's label, and its
+// connections are checked and closed when the spec ends.
+func Section(title, label string, body func()) bool {
+	return ginkgo.Describe(title, ginkgo.Label("section:"+label), func() {
+		ginkgo.AfterEach(finishSpec)
+		body()
+	})
+}
+
+// It declares one spec. ids names the rule(s) it checks, separated by
+// commas ("P-4" or "P-4,P-6"); level is how strongly they bind; text is
+// the requirement as the report shows it. The spec is labelled with each
+// rule ID and the level; its leaf text starts with the rule IDs so that
+// --focus can select by ID too.
+func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext), decorators ...any) bool {
+	ruleIDs := splitIDs(ids)
+	if err := rules.Validate(ruleIDs...); err != nil {
+		// A spec naming an unknown rule is a bug in the suites; the
+		// matrix test reports it too.
+		panic(fmt.Sprintf("conformance.It(%q): %v", text, err))
+	}
+	labels := append([]string{string(level)}, ruleIDs...)
+	args := []any{ginkgo.Label(labels...)}
+	needsDriver := false
+	hasTimeout := false
+	for _, d := range decorators {
+		if l, ok := d.(ginkgo.Labels); ok {
+			for _, v := range l {
+				needsDriver = needsDriver || v == LabelDriver
+			}
+		}
+		if _, ok := d.(ginkgo.SpecTimeout); ok {
+			hasTimeout = true
+		}
+		args = append(args, d)
+	}
+	if !hasTimeout {
+		args = append(args, ginkgo.SpecTimeout(DefaultSpecTimeout()))
+	}
+	wrapped := func(ctx ginkgo.SpecContext) {
+		if needsDriver && !Current().HasDriver() {
+			ginkgo.Skip(SkipNoDriver)
+		}
+		body(ctx)
+	}
+	args = append(args, wrapped)
+	return ginkgo.It("["+strings.Join(ruleIDs, ",")+"] "+text, args...)
+}
+
+func splitIDs(ids string) []string {
+	var out []string
+	for _, id := range strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, id)
+	}
+	return out
+}
+
+// DefaultSpecTimeout bounds a spec that waits on no long timer: generous
+// enough for a slow CI machine, short enough that a hung server fails
+// fast.
+func DefaultSpecTimeout() time.Duration { return 30 * time.Second }
+
+// Wait is the usual bound for one expected frame: a server answers within
+// it or the spec fails.
+func Wait() time.Duration { return 10 * time.Second }
+
+// spec state: the connections the running spec opened. Specs run one at a
+// time in a process; probes register their connections separately.
+var (
+	specMu    sync.Mutex
+	specConns []*Conn
+)
+
+func track(c *Conn) {
+	specMu.Lock()
+	specConns = append(specConns, c)
+	specMu.Unlock()
+}
+
+// Attach adds connections opened elsewhere (a probe's) to the running
+// spec's report, without closing them at its end.
+func Attach(conns ...*Conn) {
+	specMu.Lock()
+	attached = append(attached, conns...)
+	specMu.Unlock()
+}
+
+var attached []*Conn
+
+// finishSpec validates every frame the spec's connections received,
+// attaches transcripts when the spec failed, and closes the connections.
+func finishSpec() {
+	specMu.Lock()
+	conns, extra := specConns, attached
+	specConns, attached = nil, nil
+	specMu.Unlock()
+	defer func() {
+		for _, c := range conns {
+			_ = c.CloseNow()
+		}
+	}()
+	var problems []string
+	for _, c := range conns {
+		for _, p := range c.problems() {
+			problems = append(problems, c.Name+": "+p)
+		}
+	}
+	all := append(conns, extra...)
+	failed := ginkgo.CurrentSpecReport().Failed() || len(problems) > 0
+	if failed {
+		for _, c := range all {
+			ginkgo.AddReportEntry("transcript: "+c.Name, c.Transcript().String(), ginkgo.ReportEntryVisibilityFailureOrVerbose)
+		}
+	}
+	if len(problems) > 0 {
+		ginkgo.Fail("frames received that break the schema (E-1, F-1):\n" + strings.Join(problems, "\n"))
+	}
+}

@@ -1,0 +1,164 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	. "github.com/loomi-lmp/lmpkit/suites/rules"
+)
+
+// heartbeatRun is what one heartbeat probe saw: when each server ping
+// arrived (measured from hello.ok) and how the connection ended, if it did.
+type heartbeatRun struct {
+	pings  []time.Duration
+	closed *client.CloseError
+	endAt  time.Duration
+	err    *lmp.Error
+}
+
+// heartbeatBudget is how long a heartbeat probe may take: three missed
+// pongs plus slack.
+func heartbeatBudget() time.Duration {
+	p := conformance.Current().Profile
+	d := time.Duration(p.MissedPongs)*p.PingInterval + p.PongTimeout
+	return d + slack(d) + conformance.Wait()
+}
+
+// runHeartbeat pairs a device with manual pongs and answers the n-th ping
+// (1-based) after delay(n), or never when delay(n) < 0. It stops after
+// stopAfter pings, or when the server closes, or at the budget.
+func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, stopAfter int, delay func(n int) time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, heartbeatBudget())
+	defer cancel()
+	tok, err := conformance.Current().MintToken(ctx, 0)
+	if err != nil {
+		return err
+	}
+	c, err := p.Dial(ctx, &client.Options{ManualPong: true})
+	if err != nil {
+		return err
+	}
+	if _, err := c.Hello(ctx, lmp.Hello{Token: tok.Token}); err != nil {
+		return fmt.Errorf("pairing: %w", err)
+	}
+	start := time.Now()
+	for n := 1; ; n++ {
+		f, err := c.Expect(ctx, match.Any(match.Type(lmp.TypePing), match.ErrorCode(lmp.CodeHeartbeatTimeout)))
+		if err != nil {
+			if ce := c.Closed(); ce != nil {
+				res.closed, res.endAt = ce, time.Since(start)
+				return nil
+			}
+			return err
+		}
+		if f.Type == lmp.TypeError {
+			e, _ := lmp.DecodePayload[lmp.Error](f.Type, f.Payload)
+			res.err = &e
+			n--
+			continue
+		}
+		res.pings = append(res.pings, f.At.Sub(start))
+		if d := delay(n); d >= 0 {
+			time.AfterFunc(d, func() { _ = c.Send(context.Background(), lmp.Pong{}) })
+		}
+		if n == stopAfter {
+			// Give the server the pong timeout to act on this ping.
+			pt := conformance.Current().Profile.PongTimeout
+			waitCtx, cancel := context.WithTimeout(ctx, pt+slack(pt))
+			defer cancel()
+			if ce, err := c.WaitClosed(waitCtx); err == nil {
+				res.closed, res.endAt = ce, time.Since(start)
+			}
+			return nil
+		}
+	}
+}
+
+var (
+	hbAlive, hbSilent, hbLate, hbTwoMisses heartbeatRun
+
+	// hbAliveProbe answers every ping at once for three pings.
+	hbAliveProbe = conformance.NewProbe("heartbeat: answered", func(ctx context.Context, p *conformance.Probe) error {
+		return runHeartbeat(ctx, p, &hbAlive, 3, func(int) time.Duration { return 0 })
+	})
+	// hbSilentProbe never answers.
+	hbSilentProbe = conformance.NewProbe("heartbeat: never answered", func(ctx context.Context, p *conformance.Probe) error {
+		return runHeartbeat(ctx, p, &hbSilent, 4, func(int) time.Duration { return -1 })
+	})
+	// hbLateProbe answers every ping after the pong timeout.
+	hbLateProbe = conformance.NewProbe("heartbeat: answered late", func(ctx context.Context, p *conformance.Probe) error {
+		// Pongs carry no ping id: a pong after the next ping would answer
+		// that one. Answer halfway between the deadline and the next ping.
+		prof := conformance.Current().Profile
+		if prof.PingInterval-prof.PongTimeout < 400*time.Millisecond {
+			return errSkip("the profile leaves no room between the pong deadline and the next ping")
+		}
+		late := (prof.PongTimeout + prof.PingInterval) / 2
+		return runHeartbeat(ctx, p, &hbLate, 4, func(int) time.Duration { return late })
+	})
+	// hbTwoMissesProbe misses two pings and answers the third.
+	hbTwoMissesProbe = conformance.NewProbe("heartbeat: two misses", func(ctx context.Context, p *conformance.Probe) error {
+		return runHeartbeat(ctx, p, &hbTwoMisses, 3, func(n int) time.Duration {
+			if n < 3 {
+				return -1
+			}
+			return 0
+		})
+	})
+)
+
+var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+	timeout := ginkgo.SpecTimeout(4 * time.Minute)
+
+	conformance.It("T-4", MUST, "the server sends ping at the ping interval (25 s by the spec)", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbAliveProbe)
+		iv := profile().PingInterval
+		Expect(len(hbAlive.pings)).To(BeNumerically(">=", 3), "pings received: %v", hbAlive.pings)
+		Expect(hbAlive.pings[0]).To(BeNumerically("<=", iv+slack(iv)), "first ping after hello.ok")
+		for i := 1; i < len(hbAlive.pings); i++ {
+			gap := hbAlive.pings[i] - hbAlive.pings[i-1]
+			Expect(gap).To(BeNumerically("~", iv, slack(iv)), "gap between ping %d and %d", i, i+1)
+		}
+	}, conformance.Timer, timeout)
+
+	conformance.It("T-5", MUST, "a client that answers every ping stays connected", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbAliveProbe)
+		Expect(hbAlive.closed).To(gomegaBeNil(), "closed after answering every ping")
+	}, conformance.Timer, timeout)
+
+	conformance.It("T-5", MUST, "after 3 consecutive unanswered pings the server disconnects, not before", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbSilentProbe)
+		p := profile()
+		Expect(hbSilent.closed).NotTo(gomegaBeNil(), "still connected after %d unanswered pings", len(hbSilent.pings))
+		Expect(len(hbSilent.pings)).To(BeNumerically(">=", p.MissedPongs), "pings sent before the disconnect")
+		limit := time.Duration(p.MissedPongs)*p.PingInterval + p.PongTimeout
+		Expect(hbSilent.endAt).To(BeNumerically("<=", limit+slack(limit)), "disconnect time after hello.ok")
+	}, conformance.Timer, timeout)
+
+	conformance.It("T-5", SHOULD, "the heartbeat timeout sends a fatal heartbeat_timeout error and closes with 1008 (note 8)", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbSilentProbe)
+		Expect(hbSilent.closed).NotTo(gomegaBeNil())
+		Expect(hbSilent.err).NotTo(gomegaBeNil(), "no error frame before the close")
+		Expect(hbSilent.err.Code).To(Equal(lmp.CodeHeartbeatTimeout))
+		Expect(hbSilent.err.Fatal).To(BeTrue())
+		Expect(hbSilent.closed.Code).To(Equal(lmp.ClosePolicyViolation))
+	}, conformance.Timer, timeout)
+
+	conformance.It("T-5", MUST, "two missed pings followed by an answered one do not disconnect", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbTwoMissesProbe)
+		Expect(hbTwoMisses.closed).To(gomegaBeNil(), "disconnected after %d pings although the third was answered", len(hbTwoMisses.pings))
+	}, conformance.Timer, timeout)
+
+	conformance.It("T-5", SHOULD, "a pong later than the pong timeout counts as a miss (note 8)", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbLateProbe)
+		Expect(hbLate.closed).NotTo(gomegaBeNil(), "late pongs kept the connection open through %d pings", len(hbLate.pings))
+	}, conformance.Timer, timeout)
+
+})

@@ -1,0 +1,34 @@
+package suites_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestBlackBox enforces that the suites (everything lmp-check links from
+// suites/) reach the server only through the wire: they may import lmp,
+// schema, client, driver, their own packages, Ginkgo/Gomega and the
+// standard library, never server, mockhermes or reference.
+func TestBlackBox(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "github.com/loomi-lmp/lmpkit/"
+	allowed := []string{"lmp", "schema", "client", "driver", "suites"}
+	for _, pkg := range strings.Fields(string(out)) {
+		rel, ok := strings.CutPrefix(pkg, mod)
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(rel, "/")
+		ok = false
+		for _, a := range allowed {
+			ok = ok || top == a
+		}
+		if !ok {
+			t.Errorf("the suites depend on %s: only lmp, schema, client and driver are allowed (black-box rule)", pkg)
+		}
+	}
+}

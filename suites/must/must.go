@@ -1,0 +1,98 @@
+// Package must holds the conformance helpers that fail the spec on any
+// error, naming what failed. They wrap package should.
+package must
+
+import (
+	"context"
+	"time"
+
+	"github.com/onsi/gomega"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/should"
+)
+
+func ok(err error) {
+	gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred())
+}
+
+// Token mints a pairing token.
+func Token(ctx context.Context) string {
+	t, err := should.Token(ctx)
+	ok(err)
+	return t
+}
+
+// Pair pairs a new device on a fresh connection.
+func Pair(ctx context.Context, name string) *conformance.Conn {
+	c, err := should.Pair(ctx, name)
+	ok(err)
+	return c
+}
+
+// Connect authenticates as d on a fresh connection.
+func Connect(ctx context.Context, name string, d client.Device, lastSeq *int64) *conformance.Conn {
+	c, err := should.Connect(ctx, name, d, lastSeq)
+	ok(err)
+	return c
+}
+
+// Dial opens a connection without authenticating.
+func Dial(ctx context.Context, name string) *conformance.Conn {
+	c, err := conformance.Dial(ctx, name, nil)
+	ok(err)
+	return c
+}
+
+// Expect waits for a frame m matches.
+func Expect(ctx context.Context, c *conformance.Conn, m match.M) client.Frame {
+	f, err := should.Expect(ctx, c, m)
+	ok(err)
+	return f
+}
+
+// ExpectWithin waits up to d for a frame m matches.
+func ExpectWithin(ctx context.Context, d time.Duration, c *conformance.Conn, m match.M) client.Frame {
+	f, err := should.ExpectWithin(ctx, d, c, m)
+	ok(err)
+	return f
+}
+
+// Send sends a typed frame.
+func Send(ctx context.Context, c *conformance.Conn, p lmp.Payload) {
+	ok(should.Send(ctx, c, p))
+}
+
+// SendJSON sends any value as one text frame.
+func SendJSON(ctx context.Context, c *conformance.Conn, v any) {
+	ok(c.SendJSON(ctx, v))
+}
+
+// Request sends p and waits for the frame answering requestID.
+func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload, requestID string) client.Frame {
+	f, err := should.Request(ctx, c, p, requestID)
+	ok(err)
+	return f
+}
+
+// Closed waits up to d for the server to end the connection.
+func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) *client.CloseError {
+	ce, err := should.Closed(ctx, d, c)
+	ok(err)
+	return ce
+}
+
+// Decode decodes f's payload as T; f must be of T's type.
+func Decode[T lmp.Payload](f client.Frame) T {
+	p, err := lmp.DecodePayload[T](f.Type, f.Payload)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "frame %s seq %d", f.Type, f.Seq)
+	return p
+}
+
+// Succeed fails the spec when err is not nil.
+func Succeed(err error, what ...any) {
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), what...)
+}

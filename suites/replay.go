@@ -1,0 +1,95 @@
+package suites
+
+import (
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
+)
+
+// takeNotes takes the notifications with the given titles from c, in the
+// order they arrive, and returns the frames.
+func takeNotes(ctx ginkgo.SpecContext, c *conformance.Conn, titles []string) []client.Frame {
+	var out []client.Frame
+	for _, title := range titles {
+		out = append(out, must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", title))))
+	}
+	return out
+}
+
+var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
+	conformance.It("E-2,E-5,E-7", MUST, "a hello with last_seq gets exactly the gap re-sent, in order, with original seq and content, then live events without loss", func(ctx ginkgo.SpecContext) {
+		a := must.Pair(ctx, "device")
+		chat := should.NewID("task_cf")
+		var titles []string
+		for range 6 {
+			titles = append(titles, notify(ctx, chat))
+		}
+		first := takeNotes(ctx, a, titles)
+		for i := 1; i < len(first); i++ {
+			Expect(first[i].Seq).To(BeNumerically(">", first[i-1].Seq), "seq must increase strictly (E-2)")
+		}
+		must.Succeed(a.CloseNow())
+		last := first[1].Seq
+		b := must.Connect(ctx, "device reconnected", a.Device, &last)
+		// Live events while the replay is under way.
+		var live []string
+		for range 3 {
+			live = append(live, notify(ctx, chat))
+		}
+		replayed := takeNotes(ctx, b, titles[2:])
+		for i, f := range replayed {
+			orig := first[i+2]
+			Expect(f.Seq).To(Equal(orig.Seq), "re-sent %s keeps its seq (E-7)", orig.EventID)
+			Expect(string(f.Payload)).To(Equal(string(orig.Payload)), "re-sent %s keeps its content (E-7)", orig.EventID)
+		}
+		liveFrames := takeNotes(ctx, b, live)
+		Expect(liveFrames[0].Seq).To(BeNumerically(">", replayed[len(replayed)-1].Seq))
+		// No duplicates and nothing before last_seq, across the whole stream.
+		seen := map[int64]bool{}
+		prev := last
+		for _, f := range append(append([]client.Frame{}, replayed...), liveFrames...) {
+			Expect(seen[f.Seq]).To(BeFalse(), "seq %d delivered twice", f.Seq)
+			seen[f.Seq] = true
+			Expect(f.Seq).To(BeNumerically(">", prev), "seq out of order")
+			prev = f.Seq
+		}
+		for _, f := range b.Pending() {
+			if lmp.IsDurable(f.Type) {
+				Expect(f.Seq).To(BeNumerically(">", last), "a frame at or below last_seq was re-sent: %s", f.Raw)
+			}
+		}
+	}, conformance.NeedsDriver)
+
+	conformance.It("E-5", SHOULD, "events produced while a device is offline are replayed on reconnect (note 3)", func(ctx ginkgo.SpecContext) {
+		a := must.Pair(ctx, "device")
+		chat := should.NewID("task_cf")
+		warm := notify(ctx, chat)
+		base := takeNotes(ctx, a, []string{warm})[0].Seq
+		must.Succeed(a.CloseNow())
+		var titles []string
+		for range 4 {
+			titles = append(titles, notify(ctx, chat))
+		}
+		b := must.Connect(ctx, "device back online", a.Device, &base)
+		got := takeNotes(ctx, b, titles)
+		for i := 1; i < len(got); i++ {
+			Expect(got[i].Seq).To(BeNumerically(">", got[i-1].Seq))
+		}
+	}, conformance.NeedsDriver)
+
+	conformance.It("E-6", MUST, "a gap within the window is not truncated", func(ctx ginkgo.SpecContext) {
+		a := must.Pair(ctx, "device")
+		chat := should.NewID("task_cf")
+		f := takeNotes(ctx, a, []string{notify(ctx, chat), notify(ctx, chat)})
+		must.Succeed(a.CloseNow())
+		last := f[0].Seq
+		b := must.Connect(ctx, "device reconnected", a.Device, &last)
+		Expect(b.HelloOK.Truncated).To(BeFalse())
+	}, conformance.NeedsDriver)
+})

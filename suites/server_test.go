@@ -1,0 +1,38 @@
+package suites_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/reference"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+)
+
+// startServer starts a reference server with a short timing profile on a
+// loopback port and returns it as a conformance target.
+func startServer(ctx context.Context, t *testing.T) conformance.Target {
+	t.Helper()
+	inst, err := reference.Start(ctx, reference.Options{
+		Addr: "127.0.0.1:0", DataDir: t.TempDir(),
+		PingInterval: 3 * time.Second, PongTimeout: time.Second, AuthTimeout: 1500 * time.Millisecond,
+		ApprovalTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := inst.Close(ctx); err != nil {
+			t.Logf("close: %v", err)
+		}
+	})
+	p, err := driver.New(inst.DriverURL, nil).Profile(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conformance.Target{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
+		Profile: conformance.ProfileFromDriver(p)}
+}

@@ -1,0 +1,143 @@
+// Package should holds the conformance helpers that return errors for the
+// spec to judge: a spec that expects a refusal uses these, and checks the
+// error itself. Package must wraps them for the common case where any error
+// fails the spec.
+package should
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+)
+
+// NewID returns prefix followed by 12 random hex digits: request ids and
+// other names that must not collide between concurrent specs.
+func NewID(prefix string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// bounded limits ctx to the usual wait for one answer.
+func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, conformance.Wait())
+}
+
+// Token mints a pairing token with the server's default TTL.
+func Token(ctx context.Context) (string, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	pr, err := conformance.Current().MintToken(ctx, 0)
+	return pr.Token, err
+}
+
+// Pair mints a token and pairs a new device on a fresh connection.
+func Pair(ctx context.Context, name string) (*conformance.Conn, error) {
+	tok, err := Token(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: mint a pairing token: %w", name, err)
+	}
+	return PairWith(ctx, name, tok)
+}
+
+// PairWith pairs a new device with token on a fresh connection (P-3, P-7).
+func PairWith(ctx context.Context, name, token string) (*conformance.Conn, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	c, err := conformance.Dial(ctx, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	ok, err := c.Hello(ctx, lmp.Hello{Token: token})
+	if err != nil {
+		return c, fmt.Errorf("%s: pairing hello: %w", name, err)
+	}
+	if ok.Credential == nil || *ok.Credential == "" {
+		return c, fmt.Errorf("%s: hello.ok after pairing carries no credential (P-7)", name)
+	}
+	c.Device = client.Device{ID: ok.DeviceID, Credential: *ok.Credential}
+	return c, nil
+}
+
+// Connect authenticates as d on a fresh connection, asking for the events
+// after lastSeq when it is not nil (P-8, E-5).
+func Connect(ctx context.Context, name string, d client.Device, lastSeq *int64) (*conformance.Conn, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	c, err := conformance.Dial(ctx, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Hello(ctx, lmp.Hello{DeviceID: d.ID, Credential: d.Credential, LastSeq: lastSeq}); err != nil {
+		return c, fmt.Errorf("%s: hello: %w", name, err)
+	}
+	c.Device = d
+	return c, nil
+}
+
+// Expect waits the usual bound for a frame m matches.
+func Expect(ctx context.Context, c *conformance.Conn, m match.M) (client.Frame, error) {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	return c.Expect(ctx, m)
+}
+
+// ExpectWithin waits up to d for a frame m matches.
+func ExpectWithin(ctx context.Context, d time.Duration, c *conformance.Conn, m match.M) (client.Frame, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	return c.Expect(ctx, m)
+}
+
+// Send sends a typed frame.
+func Send(ctx context.Context, c *conformance.Conn, p lmp.Payload) error {
+	ctx, cancel := bounded(ctx)
+	defer cancel()
+	if err := c.Send(ctx, p); err != nil {
+		return fmt.Errorf("%s: send %s: %w", c.Name, p.FrameType(), err)
+	}
+	return nil
+}
+
+// Request sends p and waits for the frame answering requestID: an ack, an
+// error or a task.list.result carrying it.
+func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload, requestID string) (client.Frame, error) {
+	if err := Send(ctx, c, p); err != nil {
+		return client.Frame{}, err
+	}
+	return Expect(ctx, c, match.Request(requestID))
+}
+
+// Closed waits up to d for the server to end the connection.
+func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) (*client.CloseError, error) {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	ce, err := c.WaitClosed(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.Name, err)
+	}
+	return ce, nil
+}
+
+// ErrorPayload decodes an error frame.
+func ErrorPayload(f client.Frame) (lmp.Error, error) {
+	return lmp.DecodePayload[lmp.Error](f.Type, f.Payload)
+}
+
+// ServerError returns the payload of err when it is an error frame the
+// server answered with.
+func ServerError(err error) (lmp.Error, bool) {
+	var se *client.ServerError
+	if errors.As(err, &se) {
+		return se.Payload, true
+	}
+	return lmp.Error{}, false
+}
