@@ -34,7 +34,7 @@ type Config struct {
 	Duration time.Duration
 	// Seed makes the run reproducible: every episode is a function of it.
 	Seed uint64
-	// Conns is the number of concurrent fuzzing connections; default 4.
+	// Conns is the number of concurrent fuzzing connections; default 8.
 	Conns int
 	// Devices is the number of paired devices the workers share; default
 	// Conns+2.
@@ -97,7 +97,7 @@ func (c *Config) setDefaults() error {
 		c.Duration = 60 * time.Second
 	}
 	if c.Conns <= 0 {
-		c.Conns = 4
+		c.Conns = 8
 	}
 	if c.Devices <= 0 {
 		c.Devices = c.Conns + 2

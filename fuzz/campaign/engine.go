@@ -52,7 +52,9 @@ func newEngine(cfg Config) *engine {
 	}
 }
 
-var digits = regexp.MustCompile(`[0-9]+`)
+// variable parts of a finding's message, ignored when telling findings
+// apart: numbers and secret fingerprints.
+var digits = regexp.MustCompile(`<redacted>:[0-9a-f]{8}|[0-9]+`)
 
 // report records findings; duplicates (same kind and message up to
 // numbers) are counted, not kept.
@@ -135,6 +137,9 @@ func (e *engine) worker(ctx context.Context, id int) {
 			fillFn, sentToken := e.filler(ctx, fr, d, ep)
 			o := e.newOracle(d, ep, sentToken)
 			res := runEpisode(ctx, e.cfg.URL, e.cfg.HTTPClient, ep, fillFn, o, e.timings, ep.Drop)
+			if res.dialErr != nil && ctx.Err() != nil {
+				break // the campaign ended during the dial
+			}
 			e.account(ep, res, o)
 			fs := o.findings
 			if ctx.Err() != nil {

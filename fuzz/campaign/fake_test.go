@@ -39,6 +39,7 @@ type fakeServer struct {
 	seq     map[string]int64  // device → last durable seq
 	conns   map[*fakeConn]bool
 	emitted int
+	issued  []string // every token and credential handed out
 }
 
 type fakeConn struct {
@@ -58,6 +59,7 @@ func newFakeServer(t *testing.T, fault string) *fakeServer {
 		tok := secret()
 		f.mu.Lock()
 		f.tokens[tok] = true
+		f.issued = append(f.issued, tok)
 		f.mu.Unlock()
 		json.NewEncoder(w).Encode(lmp.PairResponse{QRPayload: lmp.QRPayload{V: 1, URL: f.url(), Token: tok, Name: "fake"}, ExpiresAt: 1e10})
 	})
@@ -68,6 +70,13 @@ func newFakeServer(t *testing.T, fault string) *fakeServer {
 	t.Cleanup(cancel)
 	go f.emit(ctx)
 	return f
+}
+
+// secrets returns every token and credential the server handed out.
+func (f *fakeServer) secrets() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.issued...)
 }
 
 func (f *fakeServer) url() string { return "ws" + strings.TrimPrefix(f.srv.URL, "http") + "/ws" }
@@ -206,6 +215,7 @@ func (f *fakeServer) serveWS(w http.ResponseWriter, r *http.Request) {
 				s := secret()
 				cred = &s
 				f.creds[dev] = s
+				f.issued = append(f.issued, s)
 			case h.Token == "" && h.DeviceID != "" && f.creds[h.DeviceID] == h.Credential:
 				dev, ok = h.DeviceID, true
 			}

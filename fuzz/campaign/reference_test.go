@@ -63,3 +63,21 @@ func TestCampaignAgainstReference(t *testing.T) {
 		t.Fatalf("the campaign did too little:\n%s", rep.Summary())
 	}
 }
+
+// BenchmarkCampaign measures a campaign's throughput against the reference
+// server (frames/s, reported as a metric; docs/fuzzing.md records the
+// figure). Each iteration is a 5-second campaign with 8 connections.
+func BenchmarkCampaign(b *testing.B) {
+	inst := startReference(b)
+	for b.Loop() {
+		rep, err := campaign.Run(context.Background(), campaign.Config{URL: inst.WSURL, DriverURL: inst.DriverURL,
+			Duration: 5 * time.Second, Seed: 1, Conns: 8, ShrinkBudget: -1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !rep.OK {
+			b.Fatalf("findings:\n%s", rep.Summary())
+		}
+		b.ReportMetric(rep.FramesPerSecond, "frames/s")
+	}
+}
