@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/server"
@@ -47,6 +48,10 @@ type Options struct {
 	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration
 	// Logger receives the server's and the mock's logs; nil discards them.
 	Logger *slog.Logger
+	// Faults is passed to server.Config.Faults: for this module's
+	// self-test only; the zero value commits no fault and no flag of
+	// lmp-server sets it.
+	Faults fault.Set
 }
 
 // Instance is a running reference server.
@@ -140,7 +145,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
 		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL,
-		TLSFingerprint: fp, Logger: log,
+		TLSFingerprint: fp, Logger: log, Faults: o.Faults,
 	})
 	if err != nil {
 		ln.Close()

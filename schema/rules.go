@@ -56,7 +56,7 @@ func (r *registry) resolve(base, ref string) (string, any) {
 	if !ok {
 		return id, nil
 	}
-	var cur any = doc
+	cur := any(doc)
 	for _, tok := range splitPointer(frag) {
 		cur = childOf(cur, tok)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -106,6 +107,9 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 	case !ok:
 		t.mu.Unlock()
 		return errorResult(lmp.CodeUnknownApproval, "no approval "+p.ApprovalID, p.RequestID)
+	case (a.announced || a.claimedBy != "") && s.cfg.Faults.Has(fault.ApprovalResolvableTwice):
+		t.mu.Unlock()
+		return approvalAck(a, p.RequestID) // M-2, I-2 broken: a second winner
 	case a.announced || a.claimedBy != "":
 		t.mu.Unlock()
 		return errorResult(lmp.CodeAlreadyResolved, "approval "+p.ApprovalID+" is already resolved", p.RequestID) // I-2
@@ -115,7 +119,11 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
-	n, err := s.hermes.ResolveGatewayApproval(ctx, a.sessionKey, p.Choice, false, p.Reason, a.id) // H-5
+	choice := p.Choice
+	if s.cfg.Faults.Has(fault.ChoiceRewritten) {
+		choice = lmp.ChoiceOnce // F-8 broken
+	}
+	n, err := s.hermes.ResolveGatewayApproval(ctx, a.sessionKey, choice, false, p.Reason, a.id) // H-5
 	if err != nil {
 		t.mu.Lock()
 		if !a.announced {
@@ -131,6 +139,11 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 		return errorResult(lmp.CodeAlreadyResolved, "approval "+p.ApprovalID+" is no longer pending in Hermes", p.RequestID)
 	}
 	s.announceApproval(a, p.Choice, lmp.DecidedByRemote)
+	return approvalAck(a, p.RequestID)
+}
+
+// approvalAck is the ack of a won approval.resolve.
+func approvalAck(a *approvalState, requestID string) scoped {
 	id := a.id
 	var taskRef, runRef *string
 	if a.task != "" {
@@ -139,7 +152,7 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 	if a.run != "" {
 		runRef = &a.run
 	}
-	return scopedOf(lmp.Ack{RequestID: p.RequestID, For: lmp.TypeApprovalResolve, ApprovalID: &id, TaskID: taskRef, RunID: runRef}, taskRef, runRef)
+	return scopedOf(lmp.Ack{RequestID: requestID, For: lmp.TypeApprovalResolve, ApprovalID: &id, TaskID: taskRef, RunID: runRef}, taskRef, runRef)
 }
 
 // announceApproval sends approval.resolved to every device, once per
@@ -157,6 +170,13 @@ func (s *Server) announceApproval(a *approvalState, choice, decidedBy string) {
 	}
 	if a.run != "" {
 		runRef = &a.run
+	}
+	if s.cfg.Faults.Has(fault.DecidedByAlwaysLocal) {
+		decidedBy = lmp.DecidedByLocal // M-3, F-1 broken
+	}
+	if s.cfg.Faults.Has(fault.ResolvedNotBroadcast) && a.claimedBy != "" {
+		s.sendToDevice(a.claimedBy, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy}, taskRef, runRef) // M-3 broken
+		return
 	}
 	s.publish(lmp.TypeApprovalResolved, taskRef, runRef, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy})
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
@@ -14,6 +15,11 @@ import (
 // refusal here is fatal.
 func (c *conn) handleHello(data []byte) {
 	var f lmp.ClientFrame
+	if err := json.Unmarshal(data, &f); err == nil && c.s.cfg.Faults.Has(fault.FramesBeforeHello) &&
+		(f.Type == lmp.TypeTaskList || f.Type == lmp.TypePing) {
+		c.handleFrame(data) // F-2 broken: served without hello
+		return
+	}
 	if err := json.Unmarshal(data, &f); err != nil || f.Type != lmp.TypeHello {
 		// F-2, note 10: hello first, refused at once otherwise.
 		c.fail(lmp.CloseProtocolError, lmp.CodeHelloRequired, "the first frame must be hello")
@@ -24,7 +30,7 @@ func (c *conn) handleHello(data []byte) {
 		c.fail(lmp.CloseProtocolError, lmp.CodeInvalidPayload, "hello payload: "+err.Error())
 		return
 	}
-	if !slices.Contains(lmp.SupportedVersions, h.ProtocolVersion) {
+	if !slices.Contains(lmp.SupportedVersions, h.ProtocolVersion) && !c.s.cfg.Faults.Has(fault.UnsupportedVersionOK) {
 		// V-2, note 11: say so clearly, never guess a downgrade.
 		c.failWith(killReq{
 			code: lmp.CloseProtocolError, errCode: lmp.CodeUnsupportedVersion,
@@ -34,7 +40,7 @@ func (c *conn) handleHello(data []byte) {
 		return
 	}
 	switch {
-	case h.Token != "" && (h.DeviceID != "" || h.Credential != ""):
+	case h.Token != "" && (h.DeviceID != "" || h.Credential != "") && !c.s.cfg.Faults.Has(fault.TokenWithIdentity):
 		// P-6, note 9: a token pairs new devices only; it is not consumed.
 		c.log.Info("hello refused: token with identity", "token", lmp.Fingerprint(h.Token), "device", h.DeviceID)
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeTokenWithIdentity, "a pairing token pairs a new device only: send either token or device_id+credential")
@@ -57,6 +63,9 @@ func (c *conn) pair(h lmp.Hello) {
 		return
 	}
 	cred := randomSecret() // P-7: 32 random bytes, URL-safe
+	if s.cfg.Faults.Has(fault.ShortCredential) {
+		cred = cred[:22] // P-7 broken: 16 bytes
+	}
 	rec := store.Device{
 		ID: randomID("dev_"), Model: h.DeviceInfo.Model, OS: h.DeviceInfo.OS,
 		AppVersion: h.DeviceInfo.AppVersion, CredentialHash: hashCredential(cred),
@@ -95,12 +104,15 @@ func (c *conn) authenticate(h lmp.Hello) {
 		stored = d.rec.CredentialHash
 	}
 	ok := credentialMatches(stored, h.Credential) && d != nil // constant-time compare
+	if d != nil && s.cfg.Faults.Has(fault.WrongCredentialAccepted) {
+		ok = true // P-8 broken
+	}
 	switch {
 	case !ok:
 		c.log.Info("authentication refused", "device", h.DeviceID, "credential", lmp.Fingerprint(h.Credential))
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidCredential, "unknown device or wrong credential")
 		return
-	case d.revoked:
+	case d.revoked && !s.cfg.Faults.Has(fault.RevokedDeviceConnects): // S-5
 		c.log.Info("authentication refused: device revoked", "device", d.rec.ID)
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeDeviceRevoked, "this device has been revoked")
 		return
@@ -128,6 +140,9 @@ func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
 		Truncated:       truncated,                 // E-6
 	}
 	raw, _ := json.Marshal(ok)
+	if s.cfg.Faults.Has(fault.MissingServerTime) {
+		raw = dropField(raw, "server_time") // T-8 broken
+	}
 	c.authed.Store(true)
 	c.enqueue(outItem{intro: &preamble{
 		base: d.rec.Base, seq: start, replay: replay,
@@ -162,6 +177,9 @@ func (s *Server) replayLocked(d *device, lastSeq *int64) (evs []*event, start in
 		start = evs[0].g - d.rec.Base - 1
 	} else if !complete {
 		start = cur
+	}
+	if !s.cfg.Faults.Empty() {
+		evs, complete = s.faultyReplay(d, evs, complete)
 	}
 	return evs, start, !complete
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -49,6 +51,9 @@ type conn struct {
 	// Writer-only: the device's seq of the last durable frame written, which
 	// connection-scoped frames carry (note 2), and the device's base.
 	seq, base int64
+	// written counts durable frames written; used only under
+	// fault.SeqRestartsOnReconnect.
+	written int64
 }
 
 // scoped is a connection-scoped frame (note 2): rendered by the writer with
@@ -170,8 +175,7 @@ func (c *conn) writeLoop() {
 func (c *conn) write(it outItem) error {
 	switch {
 	case it.ev != nil:
-		c.seq = it.ev.g - c.base
-		return c.writeRaw(it.ev.render(c.base))
+		return c.writeEvent(it.ev)
 	case it.frame != nil:
 		return c.writeScoped(*it.frame)
 	case it.intro != nil:
@@ -180,8 +184,7 @@ func (c *conn) write(it outItem) error {
 			return err
 		}
 		for _, ev := range it.intro.replay { // E-7: original seq and content
-			c.seq = ev.g - c.base
-			if err := c.writeRaw(ev.render(c.base)); err != nil {
+			if err := c.writeEvent(ev); err != nil {
 				return err
 			}
 		}
@@ -189,15 +192,37 @@ func (c *conn) write(it outItem) error {
 	return nil
 }
 
+// writeEvent writes a durable event with the device's seq (E-2).
+func (c *conn) writeEvent(ev *event) error {
+	base := c.base
+	if c.s.cfg.Faults.Has(fault.SeqRestartsOnReconnect) {
+		c.written++
+		base = ev.g - c.written // E-2 broken: each connection counts from 1
+	}
+	c.seq = ev.g - base
+	return c.writeRaw(ev.render(base))
+}
+
 // writeScoped renders a connection-scoped frame with the connection's
 // current seq, which it does not advance (note 2).
 func (c *conn) writeScoped(f scoped) error {
-	raw, err := json.Marshal(lmp.Frame{
+	fr := lmp.Frame{
 		V: lmp.Version, Seq: c.seq, TS: lmp.Timestamp(time.Now()), Type: f.typ,
 		TaskID: f.taskID, RunID: f.runID, EventID: lmp.EventID(c.seq), Payload: f.payload,
-	})
+	}
+	faults := c.s.cfg.Faults
+	if faults.Has(fault.MillisecondTimestamps) {
+		fr.TS = float64(time.Now().UnixMilli()) // T-7 broken
+	}
+	if faults.Has(fault.WrongEventID) {
+		fr.EventID = fmt.Sprintf("evt-%d", c.seq) // E-3 broken
+	}
+	raw, err := json.Marshal(fr)
 	if err != nil {
 		return err
+	}
+	if faults.Has(fault.MissingEnvelopeField) && f.runID == nil {
+		raw = dropField(raw, "run_id") // E-1 broken: absent instead of null
 	}
 	return c.writeRaw(raw)
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -12,6 +13,9 @@ import (
 // PongTimeout exceeds PingInterval, pings are spaced by PongTimeout instead.
 func (c *conn) heartbeat() {
 	cfg := c.s.cfg
+	if cfg.Faults.Has(fault.NoServerPings) {
+		return // T-4 broken: never ping
+	}
 	tick := time.NewTicker(cfg.PingInterval)
 	defer tick.Stop()
 	misses := 0
@@ -35,7 +39,7 @@ func (c *conn) heartbeat() {
 		}
 		misses++ // T-5: a ping left unanswered for PongTimeout
 		c.log.Debug("pong missed", "misses", misses)
-		if misses >= cfg.MissedPongs {
+		if misses >= cfg.MissedPongs && !cfg.Faults.Has(fault.SilentClientsKept) { // T-5
 			c.fail(lmp.ClosePolicyViolation, lmp.CodeHeartbeatTimeout, "no pong to the last pings")
 			return
 		}

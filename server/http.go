@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
@@ -42,7 +43,11 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+lmp.PathHealth, s.serveHealth)
 	mux.HandleFunc("GET "+lmp.PathWebSocket, s.serveWS)
-	mux.Handle("POST "+lmp.PathPairNew, LoopbackOnly(http.HandlerFunc(s.servePair)))
+	pair := LoopbackOnly(http.HandlerFunc(s.servePair)) // P-1: loopback only
+	if s.cfg.Faults.Has(fault.PairingThroughForwarding) {
+		pair = http.HandlerFunc(s.servePair)
+	}
+	mux.Handle("POST "+lmp.PathPairNew, pair)
 	mux.Handle("GET "+PathDevices, LoopbackOnly(http.HandlerFunc(s.serveDevices)))
 	mux.Handle("POST "+PathDeviceRevoke, LoopbackOnly(http.HandlerFunc(s.serveRevoke)))
 	return mux
@@ -53,6 +58,10 @@ var healthBody = []byte(`{"ok":true,"v":1}`)
 // serveHealth answers exactly {"ok":true,"v":1} (T-2).
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
+	if s.cfg.Faults.Has(fault.HealthWrongBody) {
+		_, _ = w.Write([]byte(`{"ok":true}`)) // T-2 broken: no v
+		return
+	}
 	_, _ = w.Write(healthBody)
 }
 

@@ -9,6 +9,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 )
 
 // Pairing tokens live only in memory: a restart voids every unused token,
@@ -17,9 +19,12 @@ import (
 type tokenTable struct {
 	mu     sync.Mutex
 	expiry map[[32]byte]time.Time
+	faults fault.Set
 }
 
-func newTokenTable() *tokenTable { return &tokenTable{expiry: make(map[[32]byte]time.Time)} }
+func newTokenTable(faults fault.Set) *tokenTable {
+	return &tokenTable{expiry: make(map[[32]byte]time.Time), faults: faults}
+}
 
 var errBadToken = errors.New("unknown, used or expired pairing token")
 
@@ -34,7 +39,11 @@ func (t *tokenTable) mint(ttl time.Duration, now time.Time) (token string, expir
 			delete(t.expiry, h)
 		}
 	}
-	t.expiry[sha256.Sum256([]byte(token))] = expires
+	stored := expires
+	if t.faults.Has(fault.TokenTTLIgnored) {
+		stored = now.Add(MaxPairTTL) // P-5 broken: the TTL is announced, not enforced
+	}
+	t.expiry[sha256.Sum256([]byte(token))] = stored
 	return token, expires
 }
 
@@ -49,7 +58,9 @@ func (t *tokenTable) consume(token string, now time.Time) error {
 	if !ok {
 		return errBadToken
 	}
-	delete(t.expiry, h)   // P-4: void as soon as used
+	if !t.faults.Has(fault.TokenReusable) {
+		delete(t.expiry, h) // P-4: void as soon as used
+	}
 	if !now.Before(exp) { // P-5: TTL
 		return errBadToken
 	}

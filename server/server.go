@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
@@ -43,6 +44,10 @@ type device struct {
 	rec     store.Device // Base and CredentialHash never change
 	revoked bool         // guarded by Server.mu
 	idem    *idemWindow  // I-1: last RequestIDWindow results
+
+	// offlineAt is the global index of the newest event when the device's
+	// last connection ended; kept only under fault.OfflineDevicesNotBuffer.
+	offlineAt int64
 }
 
 // New opens the store in cfg.DataDir and returns a server ready to serve.
@@ -57,7 +62,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes,
-		tokens:    newTokenTable(),
+		tokens:    newTokenTable(cfg.Faults),
 		runs:      newRunTable(),
 		approvals: newApprovalTable(),
 		devices:   make(map[string]*device),
@@ -127,6 +132,9 @@ func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 	s.events.add(ev)
 	for c := range s.live {
 		c.enqueue(outItem{ev: ev})
+		if s.cfg.Faults.Has(fault.EventsToOneDevice) {
+			break // M-1 broken: one connection only
+		}
 	}
 }
 

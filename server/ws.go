@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -45,6 +46,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	delete(s.conns, c)
 	delete(s.live, c)
+	if c.dev != nil && s.cfg.Faults.Has(fault.OfflineDevicesNotBuffer) {
+		c.dev.offlineAt = s.events.last // E-5 broken: see replayLocked
+	}
 	s.mu.Unlock()
 	c.dead.Store(true)
 	close(c.gone)
@@ -56,6 +60,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 // startAuthTimer closes the connection when it has not authenticated
 // within AuthTimeout of the upgrade (S-4, note 10).
 func (c *conn) startAuthTimer() (stop func()) {
+	if c.s.cfg.Faults.Has(fault.UnauthenticatedKeptOpen) {
+		return func() {} // S-4 broken: no auth timeout
+	}
 	t := time.AfterFunc(c.s.cfg.AuthTimeout, func() {
 		if !c.authed.Load() {
 			c.fail(lmp.ClosePolicyViolation, lmp.CodeAuthTimeout, "no successful hello within "+c.s.cfg.AuthTimeout.String())
@@ -77,6 +84,9 @@ func (c *conn) readLoop() {
 		}
 		if c.dead.Load() {
 			continue
+		}
+		if typ == websocket.MessageBinary && c.s.cfg.Faults.Has(fault.BinaryFrameIgnored) {
+			continue // T-3 broken: a binary frame is silently dropped
 		}
 		if typ == websocket.MessageBinary {
 			// T-3, note 12: binary frames are reserved in v1.
@@ -108,6 +118,9 @@ func (c *conn) handleFrame(data []byte) {
 	case lmp.TypePong:
 		c.lastPong.Store(time.Now().UnixNano()) // note 8: only pong proves liveness
 	case lmp.TypePing:
+		if c.s.cfg.Faults.Has(fault.ClientPingUnanswered) {
+			return // T-6 broken
+		}
 		c.send(lmp.Pong{}, nil, nil) // T-6
 	case lmp.TypeHello:
 		// note 16: no re-authentication on a live connection.
@@ -124,6 +137,10 @@ func (c *conn) handleFrame(data []byte) {
 		c.cmdTaskList(ctx, f)
 	default:
 		// V-1: unknown client types are ignored.
+		if c.s.cfg.Faults.Has(fault.UnknownTypeCloses) {
+			c.fail(lmp.CloseProtocolError, lmp.CodeBadFrame, "unknown frame type") // V-1 broken
+			return
+		}
 		c.log.Debug("ignoring unknown frame type", "type", f.Type)
 	}
 }

@@ -89,7 +89,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func read(name string, stdin io.Reader) ([]byte, error) {
-	var r io.Reader = stdin
+	r := stdin
 	if name != "-" {
 		f, err := os.Open(name)
 		if err != nil {

@@ -117,7 +117,7 @@ func (g *gen) applyMutation(name string, f map[string]any) Step {
 
 func (g *gen) boundary() any {
 	return []any{int64(-1), int64(0), int64(1), int64(math.MaxInt32) + 1, int64(9007199254740991),
-		int64(9007199254740992), int64(math.MaxInt64), int64(math.MinInt64), 1e308, -1e308, 0.5, -0.0,
+		int64(9007199254740992), int64(math.MaxInt64), int64(math.MinInt64), 1e308, -1e308, 0.5, math.Copysign(0, -1),
 		1.7976931348623157e308, "", strings.Repeat("9", 400)}[g.r.IntN(15)]
 }
 

@@ -8,13 +8,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/client"
 )
 
-// pool holds the devices the campaign paired. Workers share them: several
-// connections of one device at once are allowed (M-1).
-type pool struct {
-	devices []client.Device
-	ids     map[string]bool
-}
-
 // pairDevices pairs n devices through the pairing endpoint (P-1, P-3).
 func (e *engine) pairDevices(ctx context.Context, n int) ([]client.Device, error) {
 	var (

@@ -103,23 +103,20 @@ func (p *Probe) start() {
 // attaches its connections to the running spec's report.
 func (p *Probe) Await(ctx context.Context) error {
 	p.start()
-	p.mu.Lock()
-	conns := append([]*Conn(nil), p.conns...)
-	p.mu.Unlock()
-	select {
-	case <-p.done:
-	case <-ctx.Done():
+	attach := func() {
 		p.mu.Lock()
-		conns = append([]*Conn(nil), p.conns...)
+		conns := append([]*Conn(nil), p.conns...)
 		p.mu.Unlock()
 		Attach(conns...)
+	}
+	select {
+	case <-p.done:
+		attach()
+		return p.err
+	case <-ctx.Done():
+		attach()
 		return fmt.Errorf("probe %s: still running when the spec gave up: %w", p.Name, ctx.Err())
 	}
-	p.mu.Lock()
-	conns = append([]*Conn(nil), p.conns...)
-	p.mu.Unlock()
-	Attach(conns...)
-	return p.err
 }
 
 // Notes returns what the probe recorded with Notef.

@@ -86,11 +86,7 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 }
 
 func splitIDs(ids string) []string {
-	var out []string
-	for _, id := range strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' }) {
-		out = append(out, id)
-	}
-	return out
+	return strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' })
 }
 
 // DefaultSpecTimeout bounds a spec that waits on no long timer: generous
