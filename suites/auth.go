@@ -13,7 +13,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
@@ -52,13 +52,13 @@ var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Con
 })
 
 var _ = conformance.Section("§3 Authentication", "auth", func() {
-	conformance.It("S-4", MUST, "an unauthenticated connection is closed within the auth timeout (10 s by the spec)", func(ctx ginkgo.SpecContext) {
+	conformance.It("S-4", rules.MUST, "an unauthenticated connection is closed within the auth timeout (10 s by the spec)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, authTimeoutProbe)
 		limit := profile().AuthTimeout
 		Expect(authTimeout.after).To(BeNumerically("<=", limit+slack(limit)), "closed after")
 	}, conformance.Timer, ginkgo.SpecTimeout(90*time.Second))
 
-	conformance.It("S-4", SHOULD, "the auth timeout sends a fatal auth_timeout error and closes with 1008 (note 10)", func(ctx ginkgo.SpecContext) {
+	conformance.It("S-4", rules.SHOULD, "the auth timeout sends a fatal auth_timeout error and closes with 1008 (note 10)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, authTimeoutProbe)
 		Expect(authTimeout.err).NotTo(gomegaBeNil(), "no error frame before the close")
 		Expect(authTimeout.err.Code).To(Equal(lmp.CodeAuthTimeout))
@@ -66,14 +66,14 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 		Expect(authTimeout.close.Code).To(Equal(lmp.ClosePolicyViolation))
 	}, conformance.Timer, ginkgo.SpecTimeout(90*time.Second))
 
-	conformance.It("P-8", MUST, "a wrong credential does not authenticate", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-8", rules.MUST, "a wrong credential does not authenticate", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		c := must.Dial(ctx, "impostor")
 		_, err := c.Hello(ctx, lmp.Hello{DeviceID: a.Device.ID, Credential: a.Device.Credential[:len(a.Device.Credential)-4] + "AAAA"})
 		Expect(err).To(gomegaHaveOccurred(), "a wrong credential got hello.ok")
 	})
 
-	conformance.It("P-8", SHOULD, "a wrong credential gets a fatal invalid_credential and close 1008", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-8", rules.SHOULD, "a wrong credential gets a fatal invalid_credential and close 1008", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		c := must.Dial(ctx, "impostor")
 		_, err := c.Hello(ctx, lmp.Hello{DeviceID: a.Device.ID, Credential: should.NewID("wrong")})
@@ -84,7 +84,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 		Expect(must.Closed(ctx, conformance.Wait(), c).Code).To(Equal(lmp.ClosePolicyViolation))
 	})
 
-	conformance.It("S-5", MUST, "a revoked device can no longer connect", func(ctx ginkgo.SpecContext) {
+	conformance.It("S-5", rules.MUST, "a revoked device can no longer connect", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		revoke(ctx, a.Device.ID)
 		c := must.Dial(ctx, "revoked device")
@@ -97,7 +97,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 		Expect(must.Closed(ctx, conformance.Wait(), a).Code).To(Equal(lmp.ClosePolicyViolation))
 	})
 
-	conformance.It("F-2", MUST, "the first frame must be hello: a request before hello is not served", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-2", rules.MUST, "the first frame must be hello: a request before hello is not served", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		must.Send(ctx, c, lmp.TaskList{RequestID: "before-hello"})
 		f, err := should.Expect(ctx, c, match.Any(match.Type(lmp.TypeTaskListResult), match.Type(lmp.TypeError)))
@@ -106,7 +106,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 		}
 	})
 
-	conformance.It("F-2", SHOULD, "a first frame that is not hello gets a fatal hello_required and close 1002 (note 10)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-2", rules.SHOULD, "a first frame that is not hello gets a fatal hello_required and close 1002 (note 10)", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		f := must.Expect(ctx, c, match.Type(lmp.TypeError))
@@ -116,7 +116,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 		Expect(must.Closed(ctx, conformance.Wait(), c).Code).To(Equal(lmp.CloseProtocolError))
 	})
 
-	conformance.It("F-2", SHOULD, "a second hello gets a non-fatal already_authenticated and the connection stays (note 16)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-2", rules.SHOULD, "a second hello gets a non-fatal already_authenticated and the connection stays (note 16)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		must.Send(ctx, a, lmp.Hello{ProtocolVersion: lmp.Version, DeviceID: a.Device.ID, Credential: a.Device.Credential, DeviceInfo: client.DefaultDeviceInfo})
 		f := must.Expect(ctx, a, match.Type(lmp.TypeError, lmp.TypeHelloOK))

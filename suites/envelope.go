@@ -8,7 +8,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
 // envelopeKeys are the fields every server frame carries (E-1).
@@ -28,7 +28,7 @@ func checkEnvelope(f client.Frame) {
 }
 
 var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
-	conformance.It("E-1,E-3,E-4,F-1", MUST, "connection frames carry the full envelope, event_id is e_<seq>, and every frame validates against the schemas", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-1,E-3,E-4,F-1", rules.MUST, "connection frames carry the full envelope, event_id is e_<seq>, and every frame validates against the schemas", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))
@@ -42,7 +42,7 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 		checkEnvelope(must.Expect(ctx, again, match.Type(lmp.TypePong)))
 	})
 
-	conformance.It("E-2", SHOULD, "connection-scoped frames carry the device's current seq without advancing it (note 2)", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-2", rules.SHOULD, "connection-scoped frames carry the device's current seq without advancing it (note 2)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		Expect(c.HelloSeq).To(Equal(int64(0)), "hello.ok of a new device: seq before any durable event")
 		cur := c.HelloSeq

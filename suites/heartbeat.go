@@ -11,7 +11,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
 // heartbeatRun is what one heartbeat probe saw: when each server ping
@@ -117,7 +117,7 @@ var (
 var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 	timeout := ginkgo.SpecTimeout(4 * time.Minute)
 
-	conformance.It("T-4", MUST, "the server sends ping at the ping interval (25 s by the spec)", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-4", rules.MUST, "the server sends ping at the ping interval (25 s by the spec)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAliveProbe)
 		iv := profile().PingInterval
 		Expect(len(hbAlive.pings)).To(BeNumerically(">=", 3), "pings received: %v", hbAlive.pings)
@@ -128,12 +128,12 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 		}
 	}, conformance.Timer, timeout)
 
-	conformance.It("T-5", MUST, "a client that answers every ping stays connected", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-5", rules.MUST, "a client that answers every ping stays connected", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAliveProbe)
 		Expect(hbAlive.closed).To(gomegaBeNil(), "closed after answering every ping")
 	}, conformance.Timer, timeout)
 
-	conformance.It("T-5", MUST, "after 3 consecutive unanswered pings the server disconnects, not before", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-5", rules.MUST, "after 3 consecutive unanswered pings the server disconnects, not before", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbSilentProbe)
 		p := profile()
 		Expect(hbSilent.closed).NotTo(gomegaBeNil(), "still connected after %d unanswered pings", len(hbSilent.pings))
@@ -142,7 +142,7 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 		Expect(hbSilent.endAt).To(BeNumerically("<=", limit+slack(limit)), "disconnect time after hello.ok")
 	}, conformance.Timer, timeout)
 
-	conformance.It("T-5", SHOULD, "the heartbeat timeout sends a fatal heartbeat_timeout error and closes with 1008 (note 8)", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-5", rules.SHOULD, "the heartbeat timeout sends a fatal heartbeat_timeout error and closes with 1008 (note 8)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbSilentProbe)
 		Expect(hbSilent.closed).NotTo(gomegaBeNil())
 		Expect(hbSilent.err).NotTo(gomegaBeNil(), "no error frame before the close")
@@ -151,12 +151,12 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 		Expect(hbSilent.closed.Code).To(Equal(lmp.ClosePolicyViolation))
 	}, conformance.Timer, timeout)
 
-	conformance.It("T-5", MUST, "two missed pings followed by an answered one do not disconnect", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-5", rules.MUST, "two missed pings followed by an answered one do not disconnect", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbTwoMissesProbe)
 		Expect(hbTwoMisses.closed).To(gomegaBeNil(), "disconnected after %d pings although the third was answered", len(hbTwoMisses.pings))
 	}, conformance.Timer, timeout)
 
-	conformance.It("T-5", SHOULD, "a pong later than the pong timeout counts as a miss (note 8)", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-5", rules.SHOULD, "a pong later than the pong timeout counts as a miss (note 8)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbLateProbe)
 		Expect(hbLate.closed).NotTo(gomegaBeNil(), "late pongs kept the connection open through %d pings", len(hbLate.pings))
 	}, conformance.Timer, timeout)

@@ -11,7 +11,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
@@ -25,7 +25,7 @@ func newApproval(ctx ginkgo.SpecContext, c *conformance.Conn, timeout time.Durat
 }
 
 var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
-	conformance.It("I-1", MUST, "a repeated session.send request_id is not executed again", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1", rules.MUST, "a repeated session.send request_id is not executed again", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		text := "/mock help " + should.NewID("")
 		rid := should.NewID("rq-")
@@ -40,7 +40,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		Expect(calls(ctx, "handle_message", withText(text))).To(gomegaHaveLen(1), "the repeated request was executed again")
 	}, conformance.NeedsDriver)
 
-	conformance.It("I-1", SHOULD, "a repeated session.send gets the earlier ack again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1", rules.SHOULD, "a repeated session.send gets the earlier ack again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
 		text := "/mock help " + should.NewID("")
@@ -50,7 +50,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		Expect(string(second.Payload)).To(Equal(string(first.Payload)))
 	}, conformance.NeedsDriver)
 
-	conformance.It("I-1", MUST, "the server remembers at least the last 256 request_ids", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		n := profile().RequestIDWindow
 		prefix := should.NewID("w-")
@@ -71,7 +71,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		Expect(calls(ctx, "handle_message", withText(text(0)))).To(gomegaHaveLen(1), "request %s executed twice within the window", rid0)
 	}, conformance.NeedsDriver, ginkgo.SpecTimeout(time.Minute))
 
-	conformance.It("I-1,H-5,F-8", MUST, "a repeated approval.resolve is not executed again; the choice reaches resolve_gateway_approval unchanged", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1,H-5,F-8", rules.MUST, "a repeated approval.resolve is not executed again; the choice reaches resolve_gateway_approval unchanged", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res, _ := newApproval(ctx, c, 0)
 		rid := should.NewID("ar-")
@@ -85,7 +85,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		Expect(got[0].Args["session_key"]).To(Equal(res.SessionKey))
 	}, conformance.NeedsDriver)
 
-	conformance.It("I-2", MUST, "resolving an already resolved approval returns error already_resolved", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-2", rules.MUST, "resolving an already resolved approval returns error already_resolved", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res, _ := newApproval(ctx, c, 0)
 		rid := should.NewID("ar-")
@@ -96,7 +96,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		Expect(must.Decode[lmp.Error](f).Code).To(Equal(lmp.CodeAlreadyResolved))
 	}, conformance.NeedsDriver)
 
-	conformance.It("I-1", SHOULD, "request ids are scoped per device: two devices may use the same id (note 14)", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1", rules.SHOULD, "request ids are scoped per device: two devices may use the same id (note 14)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device A")
 		b := must.Pair(ctx, "device B")
 		rid := should.NewID("shared-")

@@ -13,7 +13,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
@@ -26,7 +26,7 @@ func pairN(ctx ginkgo.SpecContext, n int) []*conformance.Conn {
 }
 
 var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
-	conformance.It("M-1", MUST, "every event goes to every online device", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-1", rules.MUST, "every event goes to every online device", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 3)
 		chat := should.NewID("task_cf")
 		title := notify(ctx, chat)
@@ -38,7 +38,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		Expect(seqs).To(gomegaHaveLen(3))
 	}, conformance.NeedsDriver)
 
-	conformance.It("M-2,M-3,I-2,H-3", MUST, "of N devices racing to resolve an approval exactly one wins; every device gets approval.resolved", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-2,M-3,I-2,H-3", rules.MUST, "of N devices racing to resolve an approval exactly one wins; every device gets approval.resolved", func(ctx ginkgo.SpecContext) {
 		const n = 4
 		devs := pairN(ctx, n)
 		res, req := newApproval(ctx, devs[0], 0)
@@ -78,7 +78,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		Expect(calls(ctx, "resolve_gateway_approval", argIs("request_id", res.ApprovalID))).To(gomegaHaveLen(1))
 	}, conformance.NeedsDriver)
 
-	conformance.It("M-3,F-1", SHOULD, "approval.resolved says decided_by remote when a device resolved it, once per approval", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-3,F-1", rules.SHOULD, "approval.resolved says decided_by remote when a device resolved it, once per approval", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res, _ := newApproval(ctx, a, 0)
 		rid := should.NewID("ar-")
@@ -93,7 +93,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("M-3,F-1", SHOULD, "an approval that times out is resolved with decided_by timeout on every device (note 15)", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-3,F-1", rules.SHOULD, "an approval that times out is resolved with decided_by timeout on every device (note 15)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		const timeout = 1500 * time.Millisecond
 		before := time.Now()

@@ -8,12 +8,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section("§4 Notifications", "notifications", func() {
-	conformance.It("H-4,F-1", MUST, "the adapter's send() becomes a notification with category, title, text, source and requires_attention", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-4,F-1", rules.MUST, "the adapter's send() becomes a notification with category, title, text, source and requires_attention", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		chat := should.NewID("task_cf")
 		title := should.NewID("note-")

@@ -14,7 +14,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
@@ -79,7 +79,7 @@ func awaitProbe(ctx context.Context, p *conformance.Probe) {
 }
 
 var _ = conformance.Section("§3 Pairing", "pairing", func() {
-	conformance.It("P-1,P-2", MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-1,P-2", rules.MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {
 		t := target()
 		pr, err := t.MintToken(ctx, 0)
 		must.Succeed(err)
@@ -96,7 +96,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		}
 	})
 
-	conformance.It("P-1", SHOULD, "the pairing endpoint refuses requests carrying forwarding headers (note 13)", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-1", rules.SHOULD, "the pairing endpoint refuses requests carrying forwarding headers (note 13)", func(ctx ginkgo.SpecContext) {
 		if target().PairURL == "" {
 			ginkgo.Skip("needs --pair-url")
 		}
@@ -106,7 +106,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		}
 	})
 
-	conformance.It("P-7", MUST, "hello.ok of a new device carries device_id and a credential of 32 URL-safe random bytes", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-7", rules.MUST, "hello.ok of a new device carries device_id and a credential of 32 URL-safe random bytes", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device A")
 		b := must.Pair(ctx, "device B")
 		for _, c := range []*conformance.Conn{a, b} {
@@ -121,7 +121,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		Expect(a.Device.Credential).NotTo(Equal(b.Device.Credential), "two devices got the same credential")
 	})
 
-	conformance.It("P-4", MUST, "a token is single-use: a second hello with it is refused", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-4", rules.MUST, "a token is single-use: a second hello with it is refused", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c, err := should.PairWith(ctx, "first", tok)
 		must.Succeed(err)
@@ -130,7 +130,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		Expect(err).To(gomegaHaveOccurred(), "the token paired a second device (P-4)")
 	})
 
-	conformance.It("P-4", MUST, "of N simultaneous hellos with one token exactly one pairs", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-4", rules.MUST, "of N simultaneous hellos with one token exactly one pairs", func(ctx ginkgo.SpecContext) {
 		const n = 8
 		tok := must.Token(ctx)
 		var wg sync.WaitGroup
@@ -155,7 +155,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		Expect(paired).To(Equal(1), "devices paired by one token (%d refused)", refused)
 	})
 
-	conformance.It("P-4,P-5", SHOULD, "an unknown token is refused with a fatal invalid_token and close 1008", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-4,P-5", rules.SHOULD, "an unknown token is refused with a fatal invalid_token and close 1008", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		_, err := c.Hello(ctx, lmp.Hello{Token: should.NewID("not-a-token-")})
 		se, ok := should.ServerError(err)
@@ -165,13 +165,13 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		Expect(must.Closed(ctx, conformance.Wait(), c).Code).To(Equal(lmp.ClosePolicyViolation))
 	})
 
-	conformance.It("P-3", MUST, "an unknown token does not authenticate the connection", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-3", rules.MUST, "an unknown token does not authenticate the connection", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		_, err := c.Hello(ctx, lmp.Hello{Token: should.NewID("not-a-token-")})
 		Expect(err).To(gomegaHaveOccurred(), "an unknown token got hello.ok")
 	})
 
-	conformance.It("P-6", SHOULD, "a token sent with a device identity is refused and not consumed (note 9)", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-6", rules.SHOULD, "a token sent with a device identity is refused and not consumed (note 9)", func(ctx ginkgo.SpecContext) {
 		old := must.Pair(ctx, "paired device")
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "token with identity")
@@ -186,11 +186,11 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		must.Succeed(err, "the refused hello consumed the token")
 	})
 
-	conformance.It("P-5", MUST, "a token expires after its TTL", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-5", rules.MUST, "a token expires after its TTL", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, pairTTLProbe)
 	}, conformance.Timer, ginkgo.SpecTimeout(90*time.Second))
 
-	conformance.It("P-5", MUST, "a token's default TTL is the server's profile TTL (300 s by the spec)", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-5", rules.MUST, "a token's default TTL is the server's profile TTL (300 s by the spec)", func(ctx ginkgo.SpecContext) {
 		before := time.Now()
 		pr, err := target().MintToken(ctx, 0)
 		must.Succeed(err)
@@ -202,7 +202,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		Expect(got).To(BeNumerically("~", want, slack(want)+5*time.Second), "token lifetime")
 	})
 
-	conformance.It("P-8", MUST, "a paired device reconnects with device_id and credential", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-8", rules.MUST, "a paired device reconnects with device_id and credential", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		a2 := must.Connect(ctx, "device again", a.Device, ptr(int64(0)))
 		Expect(a2.HelloOK.DeviceID).To(Equal(a.Device.ID))

@@ -8,7 +8,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
@@ -23,7 +23,7 @@ func takeNotes(ctx ginkgo.SpecContext, c *conformance.Conn, titles []string) []c
 }
 
 var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
-	conformance.It("E-2,E-5,E-7", MUST, "a hello with last_seq gets exactly the gap re-sent, in order, with original seq and content, then live events without loss", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-2,E-5,E-7", rules.MUST, "a hello with last_seq gets exactly the gap re-sent, in order, with original seq and content, then live events without loss", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		chat := should.NewID("task_cf")
 		var titles []string
@@ -66,7 +66,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("E-5", SHOULD, "events produced while a device is offline are replayed on reconnect (note 3)", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-5", rules.SHOULD, "events produced while a device is offline are replayed on reconnect (note 3)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		chat := should.NewID("task_cf")
 		warm := notify(ctx, chat)
@@ -83,7 +83,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("E-6", MUST, "a gap within the window is not truncated", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-6", rules.MUST, "a gap within the window is not truncated", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		chat := should.NewID("task_cf")
 		f := takeNotes(ctx, a, []string{notify(ctx, chat), notify(ctx, chat)})

@@ -7,14 +7,14 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 // The whole stream after a reconnect, frame by frame: a spec that waits
 // for expected frames by content would skip over a re-sent duplicate.
 var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
-	conformance.It("E-2,E-7", MUST, "the replayed gap and the live events that follow it carry each seq once, in strictly increasing order", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-2,E-7", rules.MUST, "the replayed gap and the live events that follow it carry each seq once, in strictly increasing order", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		chat := should.NewID("task_cf")
 		var titles []string

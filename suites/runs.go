@@ -10,12 +10,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
-	conformance.It("H-1,F-1", MUST, "stream hooks map to run.started, run.delta, run.interim and run.completed", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1,F-1", rules.MUST, "stream hooks map to run.started, run.delta, run.interim and run.completed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn()
 		t.start(ctx)
@@ -41,7 +41,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-2,F-3", MUST, "tool hooks map to run.tool_started/finished that pair by index and call_id", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-2,F-3", rules.MUST, "tool hooks map to run.tool_started/finished that pair by index and call_id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn()
 		t.start(ctx)
@@ -69,7 +69,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-4", MUST, "a run that ends with an error sends run.failed", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-4", rules.MUST, "a run that ends with an error sends run.failed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn()
 		t.start(ctx)
@@ -78,7 +78,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		Expect(must.Decode[lmp.RunFailed](f).Error).To(Equal("model overloaded"))
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-4", SHOULD, "exactly one terminal frame per run, and nothing after it (note 6)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-4", rules.SHOULD, "exactly one terminal frame per run, and nothing after it (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn()
 		t.start(ctx)
@@ -103,7 +103,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		Expect(after).To(Equal(0), "frames after the terminal frame")
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-5", MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		text := "/mock help " + should.NewID("")
 		rid := should.NewID("rq-")
@@ -115,7 +115,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		Expect(lmp.Deref(ack.TaskID)).NotTo(Equal(""), "ack names the new task (note 5)")
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-6", MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long"})
 		must.Succeed(err)
@@ -125,7 +125,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-6", SHOULD, "a cancelled run ends with run.completed status cancelled (note 6)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-6", rules.SHOULD, "a cancelled run ends with run.completed status cancelled (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long"})
 		must.Succeed(err)
@@ -136,7 +136,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		Expect(must.Decode[lmp.RunCompleted](f).Status).To(Equal(lmp.RunStatusCancelled))
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-7", MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-7", rules.MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long"})
 		must.Succeed(err)

@@ -7,7 +7,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
@@ -20,7 +20,7 @@ func taskIDs(r lmp.TaskListResult) map[string]lmp.Task {
 }
 
 var _ = conformance.Section("§4 task.list", "tasklist", func() {
-	conformance.It("F-9", MUST, "task.list is answered by task.list.result from the session store, honouring limit and status_filter", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-9", rules.MUST, "task.list is answered by task.list.result from the session store, honouring limit and status_filter", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		live, err := drv().Session(ctx, driver.SessionRequest{Title: "live " + should.NewID(""), Preview: "hi"})
 		must.Succeed(err)

@@ -6,11 +6,11 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
 var _ = conformance.Section("Timing profile", "timing", func() {
-	conformance.It("T-4,T-5,S-4,P-5,E-5,I-1", INFO, "the timing profile equals the spec's defaults (25 s / 10 s / 300 s / 512 / 256); a deviation fails only under --strict", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-4,T-5,S-4,P-5,E-5,I-1", rules.INFO, "the timing profile equals the spec's defaults (25 s / 10 s / 300 s / 512 / 256); a deviation fails only under --strict", func(ctx ginkgo.SpecContext) {
 		p := profile()
 		ginkgo.AddReportEntry("timing profile", p.String())
 		dev := p.Deviations()

@@ -12,11 +12,11 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
 var _ = conformance.Section("§1 Transport", "transport", func() {
-	conformance.It("T-2", MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
+	conformance.It("T-2", rules.MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
 		u, err := target().HealthURL()
 		must.Succeed(err)
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -32,12 +32,12 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		Expect(got).To(Equal(map[string]any{"ok": true, "v": float64(1)}), "body %s", body)
 	})
 
-	conformance.It("T-1,P-3,P-7", MUST, "the WebSocket at /ws accepts a new device that pairs with a token", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-1,P-3,P-7", rules.MUST, "the WebSocket at /ws accepts a new device that pairs with a token", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		Expect(c.Device.ID).NotTo(Equal(""))
 	})
 
-	conformance.It("T-3", MUST, "server frames are text frames of UTF-8 JSON", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-3", rules.MUST, "server frames are text frames of UTF-8 JSON", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		f := must.Expect(ctx, c, match.Type(lmp.TypePong))
@@ -45,7 +45,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		// Every other frame is checked for the same when the spec ends.
 	})
 
-	conformance.It("T-3", SHOULD, "a binary frame is refused with error binary_frame and close 1003 (note 12), and the server keeps serving", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-3", rules.SHOULD, "a binary frame is refused with error binary_frame and close 1003 (note 12), and the server keeps serving", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Succeed(c.SendRaw(ctx, websocket.MessageBinary, []byte{0x01, 0x02, 0xff}))
 		f := must.Expect(ctx, c, match.ErrorCode(lmp.CodeBinaryFrame))
@@ -57,7 +57,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		must.Expect(ctx, other, match.Type(lmp.TypePong))
 	})
 
-	conformance.It("T-6", MUST, "a client ping is answered with pong", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-6", rules.MUST, "a client ping is answered with pong", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for range 3 {
 			must.Send(ctx, c, lmp.Ping{})
@@ -65,7 +65,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		}
 	})
 
-	conformance.It("T-7,T-8", MUST, "timestamps are float epoch seconds and hello.ok carries server_time", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-7,T-8", rules.MUST, "timestamps are float epoch seconds and hello.ok carries server_time", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))

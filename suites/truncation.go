@@ -9,12 +9,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section("§2 Truncation", "truncation", func() {
-	conformance.It("E-5,E-6", MUST, "a gap older than the replay window sets truncated: true in hello.ok", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true in hello.ok", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		start := a.HelloSeq
 		n := profile().ReplayWindow + 40

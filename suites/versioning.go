@@ -7,18 +7,18 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
-	. "github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section("§6 Versioning", "versioning", func() {
-	conformance.It("V-2", MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-2", rules.MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		Expect(c.HelloOK.ProtocolVersion).To(Equal(lmp.Version))
 		Expect(rawEnvelope(must.Expect(ctx, pinged(ctx, c), match.Type(lmp.TypePong)))["v"]).To(Equal(float64(lmp.Version)))
 	})
 
-	conformance.It("V-2", MUST, "a hello with an unsupported protocol_version is refused with an error and the connection ends", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-2", rules.MUST, "a hello with an unsupported protocol_version is refused with an error and the connection ends", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
@@ -27,7 +27,7 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		must.Closed(ctx, conformance.Wait(), c)
 	})
 
-	conformance.It("V-2", SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming the supported versions, and close 1002 (note 11)", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming the supported versions, and close 1002 (note 11)", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
@@ -38,7 +38,7 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		Expect(must.Closed(ctx, conformance.Wait(), c).Code).To(Equal(lmp.CloseProtocolError))
 	})
 
-	conformance.It("V-1", MUST, "unknown client frame types are ignored: the connection keeps working", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-1", rules.MUST, "unknown client frame types are ignored: the connection keeps working", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": "x.future_feature", "payload": map[string]any{"a": 1}})
 		must.Send(ctx, c, lmp.Ping{})
@@ -52,7 +52,7 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		Expect(c.Closed()).To(gomegaBeNil())
 	})
 
-	conformance.It("V-1", MUST, "unknown fields in client frames are ignored", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-1", rules.MUST, "unknown fields in client frames are ignored", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device")
 		must.SendJSON(ctx, c, map[string]any{
@@ -73,7 +73,7 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 
-	conformance.It("F-2", SHOULD, "a client frame needs only v, type and payload; other envelope fields are ignored (note 1)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-2", rules.SHOULD, "a client frame needs only v, type and payload; other envelope fields are ignored (note 1)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypePing, "payload": map[string]any{},
 			"seq": 999999, "ts": 1.5, "event_id": "e_999999", "task_id": nil, "run_id": nil})

@@ -148,12 +148,25 @@ func (e *engine) reproduces(ctx context.Context, eps []Episode, kind string) boo
 	return false
 }
 
+// shrinkConfirmations is how many replays may confirm a finding before
+// shrinking starts.
+const shrinkConfirmations = 3
+
 // shrink minimises the steps of a one-episode reproducer by delta
 // debugging: it removes chunks of steps while the finding still occurs.
 func (e *engine) shrink(ctx context.Context, ep Episode, kind string, budget time.Duration) (Episode, bool) {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
-	if !e.reproduces(ctx, []Episode{ep}, kind) {
+	// A live server is not deterministic (scheduling, timers, other
+	// clients), so the finding gets a few chances to recur before the
+	// episode is kept unshrunk.
+	confirmed := false
+	for range shrinkConfirmations {
+		if confirmed = e.reproduces(ctx, []Episode{ep}, kind); confirmed || ctx.Err() != nil {
+			break
+		}
+	}
+	if !confirmed {
 		return ep, false
 	}
 	steps := ep.Steps
