@@ -16,7 +16,14 @@ import (
 
 // PairURLFor derives the pairing endpoint of a loopback server from its
 // WebSocket URL: ws://127.0.0.1:8787/ws → http://127.0.0.1:8787/internal/pair/new.
-func PairURLFor(wsURL string) (string, error) {
+func PairURLFor(wsURL string) (string, error) { return HTTPURLFor(wsURL, lmp.PathPairNew) }
+
+// HealthURLFor derives the GET /health URL (T-2) from a WebSocket URL.
+func HealthURLFor(wsURL string) (string, error) { return HTTPURLFor(wsURL, lmp.PathHealth) }
+
+// HTTPURLFor returns the http(s) URL of path on the host of a ws(s) URL:
+// the endpoints an LMP server serves beside /ws on the same port.
+func HTTPURLFor(wsURL, path string) (string, error) {
 	u, err := url.Parse(wsURL)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", wsURL, err)
@@ -32,8 +39,7 @@ func PairURLFor(wsURL string) (string, error) {
 	default:
 		return "", fmt.Errorf("%q is not a ws:// or wss:// URL", wsURL)
 	}
-	u.Path = lmp.PathPairNew
-	u.RawQuery, u.Fragment = "", ""
+	u.Path, u.RawPath, u.RawQuery, u.Fragment = path, "", "", ""
 	out := u.String()
 	if _, err := url.Parse(out); err != nil {
 		return "", fmt.Errorf("%q: host %q makes no usable URL: %w", wsURL, u.Host, err)

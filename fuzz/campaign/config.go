@@ -11,7 +11,6 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
-	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // Config configures a campaign. Only URL is required.
@@ -82,10 +81,9 @@ func (c *Config) setDefaults() error {
 		}
 	}
 	if c.HealthURL == "" {
-		h := *u
-		h.Scheme = strings.Replace(u.Scheme, "ws", "http", 1)
-		h.Path, h.RawQuery, h.Fragment = lmp.PathHealth, "", ""
-		c.HealthURL = h.String()
+		if c.HealthURL, err = client.HealthURLFor(c.URL); err != nil {
+			return err
+		}
 	}
 	if c.DriverURL != "" && !strings.HasSuffix(strings.TrimRight(c.DriverURL, "/"), driver.Prefix) {
 		c.DriverURL = strings.TrimRight(c.DriverURL, "/") + driver.Prefix

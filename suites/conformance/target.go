@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os/exec"
 	"strings"
 	"sync"
@@ -157,25 +156,7 @@ func Current() *Target {
 
 // HealthURL is the /health URL beside the WebSocket URL (T-2).
 func (t *Target) HealthURL() (string, error) {
-	return siblingURL(t.WSURL, lmp.PathHealth)
-}
-
-// siblingURL returns the http(s) URL of path on the host of wsURL.
-func siblingURL(wsURL, path string) (string, error) {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return "", fmt.Errorf("parse %q: %w", wsURL, err)
-	}
-	switch u.Scheme {
-	case "ws":
-		u.Scheme = "http"
-	case "wss":
-		u.Scheme = "https"
-	default:
-		return "", fmt.Errorf("%q is not a ws:// or wss:// URL", wsURL)
-	}
-	u.Path, u.RawQuery, u.Fragment = path, "", ""
-	return u.String(), nil
+	return client.HealthURLFor(t.WSURL)
 }
 
 // HasDriver reports whether the driver API is configured.
