@@ -63,7 +63,7 @@ func TestExitCodes(t *testing.T) {
 		{"unexpected pass", []string{"--label-filter", "T-2", "--expect", expect}, 1, "UNEXPECTED-PASS"},
 		{"unreachable", []string{"--url", "ws://127.0.0.1:1/ws"}, 2, "unreachable"},
 		{"not a ws url", []string{"--url", "http://127.0.0.1:1/ws"}, 2, "ws://"},
-		{"remote without pairing", []string{"--url", "ws://192.0.2.1/ws"}, 2, "--pair-url"},
+		{"remote without pairing", []string{"--url", "ws://lmp.invalid/ws"}, 2, "--pair-url"},
 		{"bad flag", []string{"--no-such-flag"}, 2, "no-such-flag"},
 		{"bad expectations", []string{"--expect", filepath.Join(dir, "missing.yaml")}, 2, "--expect"},
 		{"list", []string{"list", "--label-filter", "T-2"}, 0, "[T-2]"},
