@@ -9,7 +9,7 @@ import (
 )
 
 // Scenario is a parsed scenario script. See schema/mockscript.schema.json
-// and docs/driver-api.md for the format.
+// and docs/scenarios.md for the format.
 type Scenario struct {
 	Name        string
 	Description string

@@ -1,8 +1,12 @@
 // Command lmp-check checks LMP v1 implementations and frames.
 //
+//	lmp-check [run] --url ws://host/ws [flags]   the conformance suites, a verdict per rule
+//	lmp-check list | rules                       the specs (dry run) and the rule → specs matrix
+//	lmp-check fuzz --url ws://host/ws [flags]    a fuzz campaign against a live server
 //	lmp-check validate [--dir s2c|c2s] FILE...   validate frames against the schemas
 //
-// Run `lmp-check help` for the list of subcommands.
+// Without --url, run and fuzz start an in-process reference server. Run
+// `lmp-check help` for the list of subcommands.
 package main
 
 import (
@@ -20,6 +24,8 @@ Commands:
   run        (default) check a server: lmp-check [run] --url ws://host/ws …; no --url checks an in-process lmp-server
   list       list the conformance specs (dry run) with rule IDs and levels
   rules      print the rule → specs matrix (--markdown for suites/MATRIX.md)
+  fuzz       run a fuzz campaign against a server (--url; no --url fuzzes an in-process lmp-server),
+             or replay a saved finding (--replay FILE)
   validate   validate LMP frames (one JSON frame, a JSON array or NDJSON) against the schemas
 
 Run "lmp-check <command> -h" for the flags of a command.
