@@ -22,6 +22,10 @@ type Config struct {
 	DriverURL string
 	CA        string // PEM file of CAs to trust for wss/https
 	Insecure  bool   // skip TLS verification
+	// ServerLog is the server's log file, read (never written) by the S-1
+	// spec; empty skips it. Without URL the in-process server's own log
+	// is used.
+	ServerLog string
 
 	// Timing flags; zero keeps the driver's or the spec's value.
 	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
@@ -107,4 +111,25 @@ var errUnreachable = errors.New("target unreachable")
 
 func newGet(ctx context.Context, u string) (*http.Request, error) {
 	return http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+}
+
+// checkServerLog checks that --server-log names a readable regular file:
+// the S-1 spec only reads it, so it must already exist.
+func checkServerLog(path string) error {
+	if path == "-" {
+		return usagef("--server-log -: want the path of the server's log file (standard input is not read)")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return usagef("--server-log: %v", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return usagef("--server-log: %v", err)
+	}
+	if !st.Mode().IsRegular() {
+		return usagef("--server-log %s: not a regular file", path)
+	}
+	return nil
 }

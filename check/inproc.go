@@ -3,7 +3,9 @@ package check
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/reference"
@@ -18,14 +20,19 @@ var ShortProfile = struct {
 // inProcess is a reference server started for a run without --url.
 type inProcess struct {
 	WSURL, PairURL, DriverURL string
-	inst                      *reference.Instance
-	dir                       string
+	// LogPath is the server's log file in the temporary directory: the S-1
+	// spec scans it, and the console stays quiet.
+	LogPath string
+	inst    *reference.Instance
+	log     *os.File
+	dir     string
 }
 
 func (p *inProcess) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = p.inst.Close(ctx)
+	_ = p.log.Close()
 	_ = os.RemoveAll(p.dir)
 }
 
@@ -51,11 +58,20 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 	if err != nil {
 		return nil, "", err
 	}
-	opts.DataDir = dir
+	opts.DataDir = filepath.Join(dir, "data")
+	logPath := filepath.Join(dir, "server.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, "", fmt.Errorf("create the in-process server's log: %w", err)
+	}
+	opts.Logger = slog.New(slog.NewTextHandler(logFile, nil))
 	inst, err := reference.Start(ctx, opts)
 	if err != nil {
+		logFile.Close()
 		os.RemoveAll(dir)
 		return nil, "", fmt.Errorf("start the in-process server: %w", err)
 	}
-	return &inProcess{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL, inst: inst, dir: dir}, prof, nil
+	return &inProcess{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
+		LogPath: logPath, inst: inst, log: logFile, dir: dir}, prof, nil
 }

@@ -56,6 +56,9 @@ func WriteList(w io.Writer, specs []SpecEntry) {
 		if slices.Contains(s.Labels, "driver") {
 			extra = "  (needs --driver-url)"
 		}
+		if slices.Contains(s.Labels, "server-log") {
+			extra = "  (needs --server-log)"
+		}
 		fmt.Fprintf(w, "  %-14s %-6s %s%s\n", "["+strings.Join(s.Rules, ",")+"]", s.Level, s.Text, extra)
 	}
 	fmt.Fprintf(w, "%d specs\n", len(specs))

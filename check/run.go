@@ -64,15 +64,18 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	}
 	t := conformance.Target{
 		WSURL: cfg.URL, PairURL: cfg.PairURL, TokenCmd: cfg.TokenCmd, DriverURL: cfg.DriverURL,
-		HTTPClient: hc, Strict: cfg.Strict,
+		HTTPClient: hc, Strict: cfg.Strict, ServerLog: cfg.ServerLog,
 	}
 	if cfg.URL == "" {
+		if cfg.ServerLog != "" {
+			return ExitUsage, usagef("--server-log needs --url: the in-process server's own log is read without it")
+		}
 		inst, prof, err := startInProcess(ctx, cfg)
 		if err != nil {
 			return ExitUsage, err
 		}
 		defer inst.Close()
-		t.WSURL, t.PairURL, t.DriverURL = inst.WSURL, inst.PairURL, inst.DriverURL
+		t.WSURL, t.PairURL, t.DriverURL, t.ServerLog = inst.WSURL, inst.PairURL, inst.DriverURL, inst.LogPath
 		fmt.Fprintf(cfg.Stdout, "lmp-check: no --url given: checking an in-process lmp-server at %s with the %s timing profile", t.WSURL, prof)
 		if prof == "short" {
 			fmt.Fprint(cfg.Stdout, " (use --profile spec for the spec's timings)")
@@ -81,6 +84,11 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	} else {
 		if err := checkURL(cfg.URL); err != nil {
 			return ExitUsage, err
+		}
+		if cfg.ServerLog != "" {
+			if err := checkServerLog(cfg.ServerLog); err != nil {
+				return ExitUsage, err
+			}
 		}
 		if t.PairURL == "" && t.TokenCmd == "" {
 			if !isLoopbackURL(cfg.URL) {

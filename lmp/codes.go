@@ -21,7 +21,7 @@ const (
 	CodeUnknownApproval      = "unknown_approval"      // approval.resolve names no pending approval
 	CodeUnknownTask          = "unknown_task"          // session.send names no known task
 	CodeHermesUnavailable    = "hermes_unavailable"    // the Hermes side failed the call
-	CodeSlowConsumer         = "slow_consumer"         // send queue overflowed (fatal, close 1013)
+	CodeSlowConsumer         = "slow_consumer"         // fell out of the replay window (fatal, close 1013)
 	CodeShuttingDown         = "shutting_down"         // server is stopping (fatal, close 1001)
 	CodeInternal             = "internal"              // unexpected server error
 )

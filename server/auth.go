@@ -89,6 +89,9 @@ func (c *conn) pair(h lmp.Hello) {
 	d := &device{rec: rec, idem: newIdemWindow(s.cfg.RequestIDWindow)}
 	s.devices[rec.ID] = d
 	c.log.Info("device paired", "device", rec.ID, "model", rec.Model, "token", fp, "credential", lmp.Fingerprint(cred))
+	if s.cfg.Faults.Has(fault.CredentialsLogged) { // S-1 broken: the raw secrets at INFO
+		c.log.Info("device paired with", "device", rec.ID, "token", h.Token, "credential", cred)
+	}
 	c.goLiveLocked(d, &cred, nil)
 }
 
@@ -121,16 +124,20 @@ func (c *conn) authenticate(h lmp.Hello) {
 		return
 	}
 	c.log.Info("device connected", "device", d.rec.ID)
+	if s.cfg.Faults.Has(fault.CredentialsLogged) { // S-1 broken: the raw credential at INFO
+		c.log.Info("device connected with", "device", d.rec.ID, "credential", h.Credential)
+	}
 	c.goLiveLocked(d, nil, h.LastSeq)
 }
 
 // goLiveLocked registers the connection for live events and queues
-// hello.ok and the replayed gap, all under s.mu: an event published after
-// this is queued after the replay, and one published before is in it, so
-// nothing is lost or sent twice between replay and live (E-5, E-7).
+// hello.ok with the connection's place in the shared log, all under s.mu:
+// the writer writes hello.ok, the replayed gap, then every event after
+// its cursor, so an event published before this is replayed and one
+// published after is written live, never lost or sent twice (E-5, E-7).
 func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
 	s := c.s
-	replay, start, truncated := s.replayLocked(d, lastSeq)
+	intro, truncated := s.replayLocked(d, lastSeq)
 	c.dev = d
 	ok := lmp.HelloOK{
 		DeviceID: d.rec.ID, Credential: credential,
@@ -143,43 +150,11 @@ func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
 	if s.cfg.Faults.Has(fault.MissingServerTime) {
 		raw = dropField(raw, "server_time") // T-8 broken
 	}
+	intro.helloOK = scoped{typ: lmp.TypeHelloOK, payload: raw}
 	c.authed.Store(true)
-	c.enqueue(outItem{intro: &preamble{
-		base: d.rec.Base, seq: start, replay: replay,
-		helloOK: scoped{typ: lmp.TypeHelloOK, payload: raw},
-	}})
-	if !c.dead.Load() {
+	c.limit.Store(intro.after + int64(s.cfg.ReplayWindow))
+	if c.push(outItem{intro: intro}, pushForce) {
 		s.live[c] = struct{}{}
 		go c.heartbeat()
 	}
-}
-
-// replayLocked returns the events to re-send after lastSeq, the seq that
-// hello.ok carries (the position just before the first frame that follows
-// it), and whether the gap could not be served in full (E-6).
-//
-// A nil lastSeq replays nothing and starts at the device's current seq. A
-// lastSeq above the device's current seq cannot be honoured: truncated,
-// nothing replayed. A gap partly dropped from the ring or lost in a restart
-// is truncated, and what the ring still holds of it is re-sent.
-func (s *Server) replayLocked(d *device, lastSeq *int64) (evs []*event, start int64, truncated bool) {
-	cur := s.currentSeqLocked(d)
-	if lastSeq == nil {
-		return nil, cur, false
-	}
-	ls := max(*lastSeq, 0)
-	if ls > cur {
-		return nil, cur, true
-	}
-	evs, complete := s.events.since(d.rec.Base + ls)
-	start = ls
-	if len(evs) > 0 {
-		start = evs[0].g - d.rec.Base - 1
-	} else if !complete {
-		start = cur
-	}
-	if !s.cfg.Faults.Empty() {
-		evs, complete = s.faultyReplay(d, evs, complete)
-	}
-	return evs, start, !complete
 }

@@ -24,8 +24,9 @@ import (
 // queue, with no envelope rendering, log, auth or heartbeat.
 
 // benchBatch is how many events are published before waiting for every
-// reader to catch up; both queues are this deep, so a burst never trips
-// the slow-consumer policy, which is not what is measured here.
+// reader to catch up; the LMP replay window and the baseline's queues are
+// this deep, so a burst never trips the slow-consumer policy, which is
+// not what is measured here.
 const benchBatch = 1024
 
 // benchPayload is a notification of typical size.
@@ -121,7 +122,7 @@ func pairRaw(b *testing.B, base string, lastSeq *int64, id, cred string) (*webso
 func BenchmarkFanout(b *testing.B) {
 	for _, n := range []int{1, 10, 100} {
 		b.Run(fmt.Sprintf("lmp/devices=%d", n), func(b *testing.B) {
-			srv, base, stop := benchEnv(b, func(c *server.Config) { c.SendQueue = benchBatch })
+			srv, base, stop := benchEnv(b, func(c *server.Config) { c.ReplayWindow = benchBatch })
 			defer stop()
 			rs := make([]*reader, n)
 			for i := range rs {

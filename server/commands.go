@@ -23,13 +23,13 @@ func (c *conn) idempotent(ctx context.Context, requestID string, exec func(conte
 	if !first {
 		res, ok := e.wait(ctx)
 		if ok {
-			c.enqueue(outItem{frame: &res})
+			c.reply(res)
 		}
 		return
 	}
 	res := exec(ctx)
 	e.finish(res)
-	c.enqueue(outItem{frame: &res})
+	c.reply(res)
 }
 
 func scopedOf(p lmp.Payload, taskID, runID *string) scoped {

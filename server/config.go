@@ -27,7 +27,11 @@ type Config struct {
 	// (P-5) default to lmp.Default*.
 	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
 	// MissedPongs (T-5), ReplayWindow (E-5), RequestIDWindow (I-1) and
-	// SendQueue (frames queued per connection) default to 3, 512, 256, 256.
+	// SendQueue default to 3, 512, 256, 256. ReplayWindow is also how far
+	// a connection may fall behind before it is a slow consumer (1013).
+	// SendQueue is the number of connection-scoped frames (replies, errors,
+	// pings) queued per connection; durable events are not queued. When it
+	// is full the connection's next request waits for room.
 	MissedPongs, ReplayWindow, RequestIDWindow, SendQueue int
 
 	// TLSFingerprint is the SHA-256 of the leaf certificate, lowercase hex

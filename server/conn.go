@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,24 +28,39 @@ const fatalWriteTimeout = time.Second
 // connection is dropped.
 const killGrace = 2 * time.Second
 
+// fetchBatch is how many events the writer takes from the shared log at a
+// time. The events of a batch are held by the connection until written, so
+// a connection may be up to ReplayWindow + fetchBatch events behind before
+// it is a slow consumer; it bounds the writer's memory to O(1).
+const fetchBatch = 32
+
 var connCounter atomic.Uint64
 
 // conn is one WebSocket. Its reader runs on the HTTP handler's goroutine;
-// one writer goroutine owns every write, so frames leave in queue order.
+// one writer goroutine owns every write. Durable events reach the writer
+// through its cursor in the shared log, connection-scoped frames through
+// the bounded reply queue (slow consumers).
 type conn struct {
 	s   *Server
 	ws  *websocket.Conn
 	id  uint64
 	log *slog.Logger
 
-	out      chan outItem  // bounded send queue (slow consumers)
+	q        *replyQueue   // connection-scoped frames
+	ready    chan struct{} // 1-slot: wakes the writer (new event, new reply)
 	kill     chan killReq  // at most one fatal close
 	killOnce sync.Once     //
+	dying    chan struct{} // closed by the fatal close: stop waiting for room
 	gone     chan struct{} // closed when the reader ends
 	wrote    chan struct{} // closed when the writer ends
 	dead     atomic.Bool   // failing or gone: queue nothing more
-	authed   atomic.Bool
-	lastPong atomic.Int64 // unix nanos of the last client pong (note 8)
+	authed   atomic.Bool   //
+	lastPong atomic.Int64  // unix nanos of the last client pong (note 8)
+	waited   atomic.Bool   // the reader once waited for room (logged once)
+	// limit is the highest global index the log may reach before the
+	// oldest event this connection still needs is overwritten: its cursor
+	// plus ReplayWindow. Set under Server.mu at hello, then by the writer.
+	limit atomic.Int64
 
 	// dev is set once, under Server.mu, when hello succeeds.
 	dev *device
@@ -51,6 +68,15 @@ type conn struct {
 	// Writer-only: the device's seq of the last durable frame written, which
 	// connection-scoped frames carry (note 2), and the device's base.
 	seq, base int64
+	// cursor is the global index of the last event taken from the log
+	// (-1 until hello.ok is written); batch holds the taken events not yet
+	// written, oldest first.
+	cursor int64
+	batch  []*event
+	buf    []*event // batch's storage, reused
+	// liveFrom is the newest global index at hello: later events are live,
+	// earlier ones replayed. Used only under fault.EventsToOneDevice.
+	liveFrom int64
 	// written counts durable frames written; used only under
 	// fault.SeqRestartsOnReconnect.
 	written int64
@@ -64,21 +90,41 @@ type scoped struct {
 	payload       json.RawMessage
 }
 
-// outItem is one entry of the send queue: a durable event, a scoped frame,
-// or the preamble of an authenticated connection.
+// outItem is one entry of the reply queue: a scoped frame, or the preamble
+// of an authenticated connection. mark is the newest global index when it
+// was queued: the writer writes every event up to mark first, so replies
+// keep their place among events exactly as queued (an ack follows the
+// events its request caused).
 type outItem struct {
-	ev    *event
 	frame *scoped
 	intro *preamble
+	mark  int64
 }
 
-// preamble is what hello starts: the writer's position, hello.ok, then the
-// replayed gap in order (E-5, E-7), all before any live event.
+// preamble is what hello starts: hello.ok, then the replayed gap in order
+// (E-5, E-7), then every event after the cursor, all before any live event.
 type preamble struct {
-	base, seq int64
-	helloOK   scoped
-	replay    []*event
+	base, seq int64    // the device's base; hello.ok's seq
+	helloOK   scoped   //
+	replay    []*event // written right after hello.ok
+	after     int64    // the cursor once replay is written
+	liveFrom  int64    // the newest global index at hello
 }
+
+// pushMode says what a full reply queue does to a frame.
+type pushMode int
+
+const (
+	// pushWait makes the reader wait for room: a peer that pipelines
+	// requests faster than it reads the replies is slowed down (TCP pushes
+	// back), never disconnected for it.
+	pushWait pushMode = iota
+	// pushSkip drops the frame: a server-originated frame that a peer
+	// which reads nothing cannot take (ping: it then counts as a miss).
+	pushSkip
+	// pushForce queues it regardless: hello.ok, once per connection.
+	pushForce
+)
 
 type killReq struct {
 	code    websocket.StatusCode
@@ -89,40 +135,108 @@ type killReq struct {
 
 func newConn(s *Server, ws *websocket.Conn) *conn {
 	id := connCounter.Add(1)
-	return &conn{
+	c := &conn{
 		s: s, ws: ws, id: id,
-		log:   s.log.With("conn", id),
-		out:   make(chan outItem, s.cfg.SendQueue),
-		kill:  make(chan killReq, 1),
-		gone:  make(chan struct{}),
-		wrote: make(chan struct{}),
+		log:    s.log.With("conn", id),
+		q:      newReplyQueue(s.cfg.SendQueue),
+		ready:  make(chan struct{}, 1),
+		kill:   make(chan killReq, 1),
+		dying:  make(chan struct{}),
+		gone:   make(chan struct{}),
+		wrote:  make(chan struct{}),
+		cursor: -1,
+	}
+	c.limit.Store(math.MaxInt64) // not live: no event can leave it behind
+	return c
+}
+
+// push queues a connection-scoped item. With pushWait it waits for room
+// until the connection is failing or its writer has ended, so the wait is
+// bounded by the connection's life (and the writer's writeTimeout). It
+// reports whether the item was queued.
+func (c *conn) push(it outItem, mode pushMode) bool {
+	it.mark = c.s.lastG.Load()
+	for {
+		if c.dead.Load() {
+			return false
+		}
+		if c.q.tryPush(it, mode == pushForce) {
+			c.notify()
+			return true
+		}
+		if mode == pushSkip {
+			return false
+		}
+		if !c.waited.Swap(true) {
+			c.log.Debug("reply queue full: waiting for the peer to read", "queue", c.q.max)
+		}
+		select {
+		case <-c.q.room:
+		case <-c.dying:
+			return false
+		case <-c.wrote:
+			return false
+		}
 	}
 }
 
-// enqueue queues an item without ever blocking: a full queue means the
-// device cannot keep up, so it is disconnected with 1013 and its events wait
-// in the replay log for its next hello (slow consumers).
-func (c *conn) enqueue(it outItem) {
+// notify wakes the writer without ever blocking.
+func (c *conn) notify() {
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
+}
+
+// eventAdded is publish's only work per connection: a connection whose
+// cursor the new event g pushes out of the window is a slow consumer;
+// any other is woken.
+func (c *conn) eventAdded(g int64) {
 	if c.dead.Load() {
 		return
 	}
-	select {
-	case c.out <- it:
-	default:
-		c.log.Warn("send queue full, disconnecting slow consumer", "queue", cap(c.out))
-		c.fail(lmp.CloseTryAgainLater, lmp.CodeSlowConsumer, "send queue overflowed: reconnect with last_seq to get the rest")
+	if g > c.limit.Load() {
+		c.slowConsumer()
+		return
 	}
+	c.notify()
 }
 
-// send queues a connection-scoped frame.
+// slowConsumer closes a connection whose cursor fell out of the replay
+// window with 1013; the events it missed stay in the log for its next
+// hello with last_seq, or are reported truncated (slow consumers, E-6).
+func (c *conn) slowConsumer() {
+	if c.dead.Load() {
+		return
+	}
+	w := strconv.Itoa(c.s.cfg.ReplayWindow)
+	c.log.Warn("slow consumer: fell out of the replay window, disconnecting", "window", c.s.cfg.ReplayWindow)
+	c.fail(lmp.CloseTryAgainLater, lmp.CodeSlowConsumer, "more than "+w+" events behind: reconnect with last_seq to get the rest")
+}
+
+// send queues a connection-scoped frame in reply to the peer, waiting for
+// room (pushWait). Call it from the reader only.
 func (c *conn) send(p lmp.Payload, taskID, runID *string) {
+	c.sendMode(p, taskID, runID, pushWait)
+}
+
+// offer queues a server-originated connection-scoped frame if there is
+// room, and never blocks.
+func (c *conn) offer(p lmp.Payload, taskID, runID *string) bool {
+	return c.sendMode(p, taskID, runID, pushSkip)
+}
+
+func (c *conn) sendMode(p lmp.Payload, taskID, runID *string, mode pushMode) bool {
 	raw, err := json.Marshal(p)
 	if err != nil {
 		c.log.Error("encode frame", "type", p.FrameType(), "err", err)
-		return
+		return false
 	}
-	c.enqueue(outItem{frame: &scoped{typ: p.FrameType(), taskID: taskID, runID: runID, payload: raw}})
+	return c.push(outItem{frame: &scoped{typ: p.FrameType(), taskID: taskID, runID: runID, payload: raw}}, mode)
 }
+
+// reply queues a request's result frame (reader only).
+func (c *conn) reply(f scoped) { c.push(outItem{frame: &f}, pushWait) }
 
 // sendError queues a non-fatal error frame.
 func (c *conn) sendError(code, msg, requestID string) {
@@ -139,13 +253,15 @@ func (c *conn) failWith(k killReq) {
 	c.killOnce.Do(func() {
 		c.dead.Store(true)
 		c.kill <- k
+		close(c.dying)
 		// A peer that reads nothing can hold the writer in a blocked write
 		// or the close handshake; it is dropped after killGrace.
 		time.AfterFunc(killGrace, func() { c.ws.CloseNow() })
 	})
 }
 
-// writeLoop owns every write. A pending kill wins over queued frames.
+// writeLoop owns every write. A pending kill wins over everything else,
+// checked between any two frames.
 func (c *conn) writeLoop() {
 	defer close(c.wrote)
 	for {
@@ -155,41 +271,102 @@ func (c *conn) writeLoop() {
 			return
 		default:
 		}
+		wrote, err := c.writeNext()
+		if err != nil {
+			c.log.Debug("write failed", "err", err)
+			c.dead.Store(true)
+			c.ws.CloseNow()
+			return
+		}
+		if wrote {
+			continue
+		}
 		select {
 		case k := <-c.kill:
 			c.writeFatal(k)
 			return
-		case it := <-c.out:
-			if err := c.write(it); err != nil {
-				c.log.Debug("write failed", "err", err)
-				c.dead.Store(true)
-				c.ws.CloseNow()
-				return
-			}
+		case <-c.ready:
 		case <-c.gone:
 			return
 		}
 	}
 }
 
-func (c *conn) write(it outItem) error {
-	switch {
-	case it.ev != nil:
-		return c.writeEvent(it.ev)
-	case it.frame != nil:
-		return c.writeScoped(*it.frame)
-	case it.intro != nil:
-		c.base, c.seq = it.intro.base, it.intro.seq
-		if err := c.writeScoped(it.intro.helloOK); err != nil {
-			return err
-		}
-		for _, ev := range it.intro.replay { // E-7: original seq and content
-			if err := c.writeEvent(ev); err != nil {
-				return err
-			}
-		}
+// writeNext writes the next frame due, if any: the oldest queued reply once
+// every event up to its mark is written, else the next event after the
+// cursor. A cursor that fell out of the window fails the connection.
+func (c *conn) writeNext() (bool, error) {
+	it, queued := c.q.peek()
+	if queued && c.due(it.mark) {
+		c.q.drop()
+		return true, c.writeItem(it)
 	}
-	return nil
+	if c.cursor < 0 {
+		return false, nil // not live yet: no events
+	}
+	if len(c.batch) == 0 && !c.fetch() {
+		c.slowConsumer()
+		return false, nil
+	}
+	if len(c.batch) == 0 {
+		if queued {
+			// Its mark is above the log: cannot happen, but never hold a
+			// reply back for it.
+			c.q.drop()
+			return true, c.writeItem(it)
+		}
+		return false, nil
+	}
+	ev := c.batch[0]
+	c.batch[0] = nil
+	c.batch = c.batch[1:]
+	if ev.only != 0 && ev.only != c.id && ev.g > c.liveFrom {
+		return true, nil // fault.EventsToOneDevice: another connection's
+	}
+	return true, c.writeEvent(ev)
+}
+
+// due reports whether a reply queued at mark may be written: every event
+// up to mark has been written (or the connection is not live yet).
+func (c *conn) due(mark int64) bool {
+	if c.cursor < 0 {
+		return true
+	}
+	if len(c.batch) > 0 {
+		return c.batch[0].g > mark
+	}
+	return c.cursor >= mark
+}
+
+// fetch takes the next events after the cursor from the shared log; false
+// when the cursor fell out of the window.
+func (c *conn) fetch() bool {
+	s := c.s
+	if c.buf == nil {
+		c.buf = make([]*event, 0, fetchBatch)
+	}
+	s.logMu.RLock()
+	defer s.logMu.RUnlock()
+	evs, ok := s.events.after(c.cursor, c.buf[:0])
+	if !ok {
+		return false
+	}
+	c.batch = evs
+	if n := len(evs); n > 0 {
+		c.cursor = evs[n-1].g
+		c.limit.Store(c.cursor + int64(len(s.events.ring)))
+	}
+	return true
+}
+
+func (c *conn) writeItem(it outItem) error {
+	if p := it.intro; p != nil {
+		c.base, c.seq = p.base, p.seq
+		c.cursor, c.liveFrom = p.after, p.liveFrom
+		c.batch = p.replay // E-7: original seq and content
+		return c.writeScoped(p.helloOK)
+	}
+	return c.writeScoped(*it.frame)
 }
 
 // writeEvent writes a durable event with the device's seq (E-2).

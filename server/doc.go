@@ -30,9 +30,28 @@
 //     Hermes call delays that connection's later frames, not other
 //     connections. request_id is one namespace per device for session.send
 //     and approval.resolve.
-//   - Frames over lmp.MaxFrameBytes (1 MiB) close the connection with 1009.
-//     A connection whose send queue (Config.SendQueue) overflows is closed
-//     with 1013; its events stay in the log for its next hello.
-//   - Fatal closes drop the TCP connection after 2 s if the peer does not
-//     complete the close handshake.
+//   - Frames over lmp.MaxFrameBytes (1 MiB) close the connection with 1009;
+//     the server reads and discards the rest of the frame while it waits
+//     for the peer's close (at most 5 s), so the 1009 is not lost to a TCP
+//     reset.
+//   - Durable events are never copied per connection: each connection's
+//     writer reads them from the shared log through its cursor (the global
+//     index of the last event it took), so a burst costs O(ReplayWindow)
+//     memory in all. A connection is a slow consumer only when an event is
+//     published while it is more than ReplayWindow events behind (plus the
+//     at most 32 events its writer holds): it gets a fatal slow_consumer
+//     error (best effort: a peer that reads nothing gets no frame) and
+//     close 1013, and its next hello with last_seq gets the gap replayed,
+//     or truncated: true when the window no longer holds it.
+//   - Connection-scoped frames go through a bounded reply queue of
+//     Config.SendQueue frames per connection. Each is written after every
+//     event published before it was queued, so an ack follows the events
+//     its request caused, and hello.ok precedes every event. A full queue
+//     never disconnects: the reader waits for room before it reads the next
+//     request, so a client that pipelines requests faster than it reads the
+//     replies is slowed down by TCP. A server ping that finds the queue
+//     full is skipped, and counts as a missed pong (T-5).
+//   - A peer that takes no frame for 10 s is dropped. Fatal closes drop the
+//     TCP connection after 2 s if the peer does not complete the close
+//     handshake.
 package server

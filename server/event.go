@@ -14,6 +14,7 @@ import (
 type event struct {
 	g    int64  // global index; a device's seq is g - device base (E-2)
 	typ  string // frame type, for logs and tests
+	only uint64 // under fault.EventsToOneDevice: the one connection it goes to live
 	mid  []byte // `,"ts":…,"type":…,"task_id":…,"run_id":…,"event_id":"e_`
 	tail []byte // `","payload":…}`
 }
@@ -81,6 +82,19 @@ func (l *eventLog) add(e *event) {
 
 // oldest is the global index of the oldest event held (last+1 when empty).
 func (l *eventLog) oldest() int64 { return l.last - int64(l.n) + 1 }
+
+// after appends to dst, up to its capacity, the held events with a global
+// index above g, oldest first; false when the event after g was already
+// dropped from the ring (a cursor that fell out of the window).
+func (l *eventLog) after(g int64, dst []*event) ([]*event, bool) {
+	if g+1 < l.oldest() {
+		return dst, false
+	}
+	for x := g + 1; x <= l.last && len(dst) < cap(dst); x++ {
+		dst = append(dst, l.ring[int(x%int64(len(l.ring)))])
+	}
+	return dst, true
+}
 
 // since returns the held events with a global index above after, oldest
 // first, and whether that is all of them (false when some were already

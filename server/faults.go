@@ -39,13 +39,14 @@ func (s *Server) faultyReplay(d *device, evs []*event, complete bool) ([]*event,
 }
 
 // sendToDevice sends p to the live connections of one device only, as a
-// connection-scoped frame: M-3 broken (fault.ResolvedNotBroadcast).
+// connection-scoped frame: M-3 broken (fault.ResolvedNotBroadcast). It runs
+// under s.mu, so it never waits for room: a full reply queue drops it.
 func (s *Server) sendToDevice(deviceID string, p lmp.Payload, taskID, runID *string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for c := range s.live {
 		if c.dev != nil && c.dev.rec.ID == deviceID {
-			c.send(p, taskID, runID)
+			c.offer(p, taskID, runID)
 		}
 	}
 }

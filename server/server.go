@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/internal/fault"
@@ -27,8 +28,13 @@ type Server struct {
 	runs      *runTable
 	approvals *approvalTable
 
-	mu       sync.Mutex
-	events   eventLog           // shared replay buffer (E-5, note 3)
+	mu sync.Mutex
+	// events is the shared replay buffer (E-5, note 3) and the source of
+	// every connection's durable frames. Appending takes mu and logMu;
+	// connection writers read it under logMu alone.
+	events   eventLog
+	logMu    sync.RWMutex
+	lastG    atomic.Int64       // events.last, for marking replies without a lock
 	lease    int64              // persisted high-water mark of global indices (note 4)
 	devices  map[string]*device // every paired device, by id
 	conns    map[*conn]struct{} // every open WebSocket
@@ -92,6 +98,7 @@ func (s *Server) load() error {
 		return fmt.Errorf("server: load seq lease: %w", err)
 	}
 	s.events = newEventLog(s.cfg.ReplayWindow, lease)
+	s.lastG.Store(lease)
 	s.lease = lease
 	return s.extendLeaseLocked()
 }
@@ -107,9 +114,12 @@ func (s *Server) extendLeaseLocked() error {
 	return nil
 }
 
-// publish appends a durable event to the shared log and queues it on every
-// live connection (M-1). It never blocks on a connection: a full queue
-// disconnects that connection, whose events stay in the log (slow consumer).
+// publish appends a durable event to the shared log and wakes every live
+// connection's writer, which writes it from the log (M-1). It never blocks
+// and does no per-connection work beyond that non-blocking wake-up: a
+// connection that the new event leaves more than ReplayWindow events
+// behind is closed as a slow consumer instead, and its missed events are
+// served by its next hello (slow consumers).
 func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 	raw, err := json.Marshal(payload)
 	if err != nil {
@@ -129,12 +139,18 @@ func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 			return
 		}
 	}
-	s.events.add(ev)
-	for c := range s.live {
-		c.enqueue(outItem{ev: ev})
-		if s.cfg.Faults.Has(fault.EventsToOneDevice) {
-			break // M-1 broken: one connection only
+	if s.cfg.Faults.Has(fault.EventsToOneDevice) {
+		for c := range s.live {
+			ev.only = c.id // M-1 broken: one connection only
+			break
 		}
+	}
+	s.logMu.Lock()
+	s.events.add(ev)
+	s.logMu.Unlock()
+	s.lastG.Store(ev.g)
+	for c := range s.live {
+		c.eventAdded(ev.g)
 	}
 }
 

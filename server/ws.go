@@ -40,7 +40,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.log.Debug("connection opened", "remote", r.RemoteAddr)
 	go c.writeLoop()
 	stopAuth := c.startAuthTimer()
-	c.readLoop()
+	tooBig := c.readLoop()
 	stopAuth()
 
 	s.mu.Lock()
@@ -53,6 +53,14 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.dead.Store(true)
 	close(c.gone)
 	<-c.wrote
+	if tooBig {
+		// coder/websocket has sent the 1009 close frame, but the rest of
+		// the oversized frame is still arriving: closing the socket with it
+		// unread would make the kernel reset the connection, and the peer
+		// could lose the 1009. Close reads and discards it while waiting
+		// for the peer's close frame (at most 5 s), then closes.
+		_ = c.ws.Close(websocket.StatusMessageTooBig, "")
+	}
 	c.ws.CloseNow()
 	c.log.Debug("connection ended")
 }
@@ -71,16 +79,18 @@ func (c *conn) startAuthTimer() (stop func()) {
 	return func() { t.Stop() }
 }
 
-// readLoop reads frames until the connection ends. After a fatal error it
-// keeps reading, discarding frames, so that the close handshake completes.
-func (c *conn) readLoop() {
+// readLoop reads frames until the connection ends, and reports whether it
+// ended on a frame over the read limit. After a fatal error it keeps
+// reading, discarding frames, so that the close handshake completes.
+func (c *conn) readLoop() (tooBig bool) {
 	for {
 		typ, data, err := c.ws.Read(context.Background())
 		if err != nil {
 			if errors.Is(err, websocket.ErrMessageTooBig) {
 				c.log.Info("frame over the read limit, closed with 1009", "limit", lmp.MaxFrameBytes)
+				return true
 			}
-			return
+			return false
 		}
 		if c.dead.Load() {
 			continue

@@ -223,6 +223,9 @@ func postPair(ctx context.Context, h http.Header) map[string]any {
 	defer resp.Body.Close()
 	var m map[string]any
 	must.Succeed(decodeJSON(resp.Body, &m))
+	if tok, ok := m["token"].(string); ok {
+		conformance.RecordSecret(conformance.SecretToken, tok) // S-1: the log scan looks for it
+	}
 	return m
 }
 

@@ -2,6 +2,9 @@ package suites_test
 
 import (
 	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,10 +17,17 @@ import (
 // loopback port and returns it as a conformance target.
 func startServer(ctx context.Context, t *testing.T) conformance.Target {
 	t.Helper()
+	// The server logs to a file the S-1 spec scans for secrets.
+	logPath := filepath.Join(t.TempDir(), "server.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logFile.Close() }) // runs after the server's Close
 	inst, err := reference.Start(ctx, reference.Options{
 		Addr: "127.0.0.1:0", DataDir: t.TempDir(),
 		PingInterval: 3 * time.Second, PongTimeout: time.Second, AuthTimeout: 1500 * time.Millisecond,
-		ApprovalTimeout: 5 * time.Second,
+		ApprovalTimeout: 5 * time.Second, Logger: slog.New(slog.NewTextHandler(logFile, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -34,5 +44,5 @@ func startServer(ctx context.Context, t *testing.T) conformance.Target {
 		t.Fatal(err)
 	}
 	return conformance.Target{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
-		Profile: conformance.ProfileFromDriver(p)}
+		Profile: conformance.ProfileFromDriver(p), ServerLog: logPath}
 }

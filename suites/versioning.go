@@ -62,12 +62,12 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 				"device_info": map[string]any{"model": "m", "os": "o", "app_version": "1", "x_future": "yes"},
 			},
 		})
-		c.Transcript().AddSecret(tok)
+		c.LearnSecret(conformance.SecretToken, tok)
 		f := must.Expect(ctx, c, match.Type(lmp.TypeHelloOK, lmp.TypeError))
 		Expect(f.Type).To(Equal(lmp.TypeHelloOK), "hello with unknown fields: %s", f.Payload)
 		ok := must.Decode[lmp.HelloOK](f)
 		if ok.Credential != nil {
-			c.Transcript().AddSecret(*ok.Credential)
+			c.LearnSecret(conformance.SecretCredential, *ok.Credential)
 		}
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypePing, "payload": map[string]any{"x_future": 1}, "x_other": "z"})
 		must.Expect(ctx, c, match.Type(lmp.TypePong))

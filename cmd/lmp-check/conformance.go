@@ -36,6 +36,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.DriverURL, "driver-url", "", "mock Hermes driver API base URL; without it the specs that need Hermes-side events are skipped")
 	fs.StringVar(&cfg.CA, "ca", "", "PEM file of CA certificates to trust for wss:// and https://")
 	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the server's TLS certificate")
+	fs.StringVar(&cfg.ServerLog, "server-log", "", "the server's log file, read (never written) to check that no token or credential the run has seen appears in it (S-1); without it that spec is skipped")
 	fs.DurationVar(&cfg.PingInterval, "ping-interval", 0, "server ping interval (default: the driver's profile, else 25s)")
 	fs.DurationVar(&cfg.PongTimeout, "pong-timeout", 0, "pong deadline (default: the driver's profile, else 10s)")
 	fs.DurationVar(&cfg.AuthTimeout, "auth-timeout", 0, "auth timeout (default: the driver's profile, else 10s)")

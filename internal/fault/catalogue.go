@@ -38,6 +38,7 @@ const (
 	ShortCredential          Name = "short-credential"
 	WrongCredentialAccepted  Name = "wrong-credential-accepted"
 	FramesBeforeHello        Name = "frames-before-hello-accepted"
+	CredentialsLogged        Name = "credentials-logged"
 	UnauthenticatedKeptOpen  Name = "unauthenticated-kept-open"
 	RevokedDeviceConnects    Name = "revoked-device-connects"
 	EventsToOneDevice        Name = "events-to-one-device"
@@ -81,6 +82,7 @@ var Catalogue = []Fault{
 	{ShortCredential, []string{"P-7"}, []string{"pairing"}, "issues 16-byte credentials"},
 	{WrongCredentialAccepted, []string{"P-8"}, []string{"auth"}, "accepts any credential for a known device"},
 	{FramesBeforeHello, []string{"F-2"}, []string{"auth"}, "serves task.list and ping sent before hello"},
+	{CredentialsLogged, []string{"S-1"}, []string{"security"}, "logs the raw token and credential at INFO when a device pairs or authenticates"},
 	{UnauthenticatedKeptOpen, []string{"S-4"}, []string{"auth"}, "never closes connections that do not authenticate"},
 	{RevokedDeviceConnects, []string{"S-5"}, []string{"auth"}, "lets a revoked device authenticate"},
 	{EventsToOneDevice, []string{"M-1"}, []string{"multidevice"}, "sends each live event to one online connection only"},

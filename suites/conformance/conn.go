@@ -106,9 +106,10 @@ func (c *Conn) Hello(ctx context.Context, h lmp.Hello) (lmp.HelloOK, error) {
 		h.DeviceInfo = client.DefaultDeviceInfo
 	}
 	// The client transcript learns secrets through its own Hello; ours
-	// mirrors that so transcripts stay redacted (S-1).
-	c.Transcript().AddSecret(h.Token)
-	c.Transcript().AddSecret(h.Credential)
+	// mirrors that so transcripts stay redacted, and the run-wide registry
+	// learns them for the log scan (S-1).
+	c.LearnSecret(SecretToken, h.Token)
+	c.LearnSecret(SecretCredential, h.Credential)
 	if err := c.Send(ctx, h); err != nil {
 		return lmp.HelloOK{}, err
 	}
@@ -128,7 +129,7 @@ func (c *Conn) Hello(ctx context.Context, h lmp.Hello) (lmp.HelloOK, error) {
 		return lmp.HelloOK{}, fmt.Errorf("hello.ok: %w", err)
 	}
 	if ok.Credential != nil {
-		c.Transcript().AddSecret(*ok.Credential)
+		c.LearnSecret(SecretCredential, *ok.Credential)
 	}
 	c.HelloOK, c.HelloSeq = ok, f.Seq
 	return ok, nil

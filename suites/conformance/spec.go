@@ -22,6 +22,8 @@ const (
 	LabelDriver = "driver"
 	// LabelTimer marks specs that wait on a protocol timer.
 	LabelTimer = "timer"
+	// LabelServerLog marks specs that read the server's log file.
+	LabelServerLog = "server-log"
 )
 
 // SkipNoDriver is the skip reason of driver specs without --driver-url.
@@ -34,6 +36,10 @@ var NeedsDriver = ginkgo.Label(LabelDriver)
 
 // Timer is a decorator for specs that wait on a protocol timer.
 var Timer = ginkgo.Label(LabelTimer)
+
+// ReadsServerLog is a decorator for specs that read the server's log file
+// (Target.ServerLog); they skip themselves with SkipNoServerLog without it.
+var ReadsServerLog = ginkgo.Label(LabelServerLog)
 
 // Section declares one container per spec section (h2spec style: one file
 // per section). Every spec in it gets the section's label, and its

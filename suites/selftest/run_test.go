@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,11 +39,18 @@ func runCheck(t *testing.T, bin string, faults fault.Set, args ...string) outcom
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	dir := t.TempDir()
+	// Every server logs to a file that lmp-check scans for secrets (S-1).
+	logPath := filepath.Join(dir, "server.log")
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close() // after the server's Close below
 	inst, err := reference.Start(ctx, reference.Options{
 		Addr: "127.0.0.1:0", DataDir: filepath.Join(dir, "data"), Name: "selftest",
 		PingInterval: check.ShortProfile.PingInterval, PongTimeout: check.ShortProfile.PongTimeout,
 		AuthTimeout: check.ShortProfile.AuthTimeout, ApprovalTimeout: check.ShortProfile.ApprovalTimeout,
-		Faults: faults,
+		Faults: faults, Logger: slog.New(slog.NewTextHandler(logFile, nil)),
 	})
 	if err != nil {
 		t.Fatalf("start the reference server: %v", err)
@@ -58,7 +66,7 @@ func runCheck(t *testing.T, bin string, faults fault.Set, args ...string) outcom
 	reportPath := filepath.Join(dir, "report.json")
 	argv := append([]string{"run",
 		"--url", inst.WSURL, "--pair-url", inst.PairURL, "--driver-url", inst.DriverURL,
-		"--json-report", reportPath,
+		"--json-report", reportPath, "--server-log", logPath,
 	}, args...)
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, argv...)

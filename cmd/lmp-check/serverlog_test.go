@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/check"
+	"github.com/loomi-lmp/lmpkit/internal/fault"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/reference"
+)
+
+// logServer is a reference server logging to a file, as an implementer's
+// server would for --server-log.
+type logServer struct {
+	inst    *reference.Instance
+	logPath string
+}
+
+func startLogServer(t *testing.T, faults fault.Set) logServer {
+	t.Helper()
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "server.log")
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() }) // after the server's Close
+	inst, err := reference.Start(context.Background(), reference.Options{
+		Addr: "127.0.0.1:0", DataDir: filepath.Join(dir, "data"),
+		PingInterval: check.ShortProfile.PingInterval, PongTimeout: check.ShortProfile.PongTimeout,
+		AuthTimeout: check.ShortProfile.AuthTimeout, ApprovalTimeout: check.ShortProfile.ApprovalTimeout,
+		Logger: slog.New(slog.NewTextHandler(f, nil)), Faults: faults,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = inst.Close(ctx)
+	})
+	return logServer{inst: inst, logPath: logPath}
+}
+
+func (s logServer) args(extra ...string) []string {
+	return append([]string{"--url", s.inst.WSURL, "--pair-url", s.inst.PairURL, "--driver-url", s.inst.DriverURL,
+		"--label-filter", "section:security"}, extra...)
+}
+
+// s1Spec returns the S-1 spec of a JSON report.
+func s1Spec(t *testing.T, path string) (verdict, reason string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep check.JSONReport
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rep.Specs {
+		if len(s.Rules) == 1 && s.Rules[0] == "S-1" {
+			return s.Verdict, s.Reason
+		}
+	}
+	t.Fatalf("%s has no S-1 spec", path)
+	return "", ""
+}
+
+// TestServerLog checks --server-log end to end (S-1): a server that logs
+// raw credentials fails the run, and no report repeats them; a server that
+// logs fingerprints passes; without the flag the spec is skipped.
+func TestServerLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary against in-process servers")
+	}
+	bin := buildBinary(t)
+
+	t.Run("leaking server fails without repeating the secrets", func(t *testing.T) {
+		srv := startLogServer(t, fault.Of(fault.CredentialsLogged))
+		dir := t.TempDir()
+		jsonRep, junit := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml")
+		code, stdout, stderr := runBinary(t, bin, srv.args("--server-log", srv.logPath, "--json-report", jsonRep, "--junit-report", junit)...)
+		if code != check.ExitNotConformant {
+			t.Fatalf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, check.ExitNotConformant, stdout, stderr)
+		}
+		verdict, reason := s1Spec(t, jsonRep)
+		if verdict != string(check.Fail) {
+			t.Fatalf("S-1 spec verdict %q, want fail (%s)", verdict, reason)
+		}
+		// The secrets the faulty server logged, read back from its log.
+		logs, err := os.ReadFile(srv.logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var secrets []string
+		for _, m := range regexp.MustCompile(`(?:token|credential)=([A-Za-z0-9_-]{20,})`).FindAllStringSubmatch(string(logs), -1) {
+			secrets = append(secrets, m[1])
+		}
+		if len(secrets) < 2 {
+			t.Fatalf("the faulty server logged %d raw secrets, want a token and credentials", len(secrets))
+		}
+		jsonRaw, _ := os.ReadFile(jsonRep)
+		junitRaw, _ := os.ReadFile(junit)
+		outputs := map[string]string{"stdout": stdout, "stderr": stderr, "JSON report": string(jsonRaw), "JUnit report": string(junitRaw)}
+		for name, text := range outputs {
+			for _, s := range secrets {
+				if strings.Contains(text, s) {
+					t.Errorf("%s holds the secret with fingerprint %s (S-1)", name, lmp.Fingerprint(s))
+				}
+			}
+		}
+		// The failure names the leaked secrets by fingerprint and line.
+		named := 0
+		for _, s := range secrets {
+			if strings.Contains(reason, lmp.Fingerprint(s)) {
+				named++
+			}
+		}
+		if named == 0 || !strings.Contains(reason, "line") {
+			t.Errorf("the S-1 failure names no leaked secret by fingerprint and line:\n%s", reason)
+		}
+		if !strings.Contains(stdout, "NOT CONFORMANT") {
+			t.Errorf("stdout lacks the verdict:\n%s", stdout)
+		}
+	})
+
+	t.Run("pristine server passes", func(t *testing.T) {
+		srv := startLogServer(t, fault.Set{})
+		jsonRep := filepath.Join(t.TempDir(), "r.json")
+		code, stdout, stderr := runBinary(t, bin, srv.args("--server-log", srv.logPath, "--json-report", jsonRep)...)
+		if code != check.ExitConformant {
+			t.Fatalf("exit code %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		if verdict, reason := s1Spec(t, jsonRep); verdict != string(check.Pass) {
+			t.Fatalf("S-1 spec verdict %q, want pass (%s)", verdict, reason)
+		}
+	})
+
+	t.Run("without --server-log the spec is skipped", func(t *testing.T) {
+		srv := startLogServer(t, fault.Of(fault.CredentialsLogged))
+		jsonRep := filepath.Join(t.TempDir(), "r.json")
+		code, stdout, stderr := runBinary(t, bin, srv.args("--json-report", jsonRep)...)
+		if code != check.ExitConformant {
+			t.Fatalf("exit code %d, want 0\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+		}
+		verdict, reason := s1Spec(t, jsonRep)
+		if verdict != string(check.Skipped) || !strings.Contains(reason, "needs --server-log FILE") {
+			t.Fatalf("S-1 spec: %s (%s), want skipped: needs --server-log FILE", verdict, reason)
+		}
+	})
+
+	t.Run("usage errors", func(t *testing.T) {
+		srv := startLogServer(t, fault.Set{})
+		for name, args := range map[string][]string{
+			"missing file":  srv.args("--server-log", filepath.Join(t.TempDir(), "no-such.log")),
+			"stdin":         srv.args("--server-log", "-"),
+			"a directory":   srv.args("--server-log", t.TempDir()),
+			"without --url": {"--server-log", srv.logPath},
+		} {
+			code, stdout, stderr := runBinary(t, bin, args...)
+			if code != check.ExitUsage || !strings.Contains(stderr, "--server-log") {
+				t.Errorf("%s: exit code %d, want %d with a message naming --server-log\nstdout:\n%s\nstderr:\n%s", name, code, check.ExitUsage, stdout, stderr)
+			}
+		}
+	})
+}
