@@ -26,7 +26,7 @@ import (
 )
 
 // DefaultAddr is where the server listens by default: loopback only (S-2).
-const DefaultAddr = "127.0.0.1:8787"
+const DefaultAddr = "127.0.0.1:8787" // Enforces S-2: loopback unless the caller asks otherwise.
 
 // Options configure Start. Zero values take the defaults: DefaultAddr,
 // DefaultDataDir(), the spec's timings.

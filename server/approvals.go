@@ -79,6 +79,7 @@ func (s *Server) SendExecApprovalPrompt(ctx context.Context, p ExecApprovalPromp
 	s.approvals.mu.Lock()
 	defer s.approvals.mu.Unlock()
 	s.approvals.addLocked(a)
+	// Enforces H-3: approval.required comes from the exec-approval prompt (approval.resolved: onApprovalResponse).
 	s.publish(lmp.TypeApprovalRequired, taskRef, runRef, lmp.ApprovalRequired{
 		ApprovalID: id, RunID: runRef, TaskID: taskRef, Command: p.Command, Description: p.Description,
 		Choices: choices, SmartDenied: p.SmartDenied, SessionKeyRef: p.SessionKey,
@@ -112,9 +113,11 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 		return approvalAck(a, p.RequestID) // M-2, I-2 broken: a second winner
 	case a.announced || a.claimedBy != "":
 		t.mu.Unlock()
-		return errorResult(lmp.CodeAlreadyResolved, "approval "+p.ApprovalID+" is already resolved", p.RequestID) // I-2
+		// Enforces I-2: resolving an approval already claimed or resolved answers already_resolved.
+		return errorResult(lmp.CodeAlreadyResolved, "approval "+p.ApprovalID+" is already resolved", p.RequestID)
 	}
-	a.claimedBy = deviceID // M-2: first come, first served
+	// Enforces M-2: the first device to claim an approval, under t.mu, is the one that resolves it.
+	a.claimedBy = deviceID
 	t.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
@@ -123,7 +126,9 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 	if s.cfg.Faults.Has(fault.ChoiceRewritten) {
 		choice = lmp.ChoiceOnce // F-8 broken
 	}
-	n, err := s.hermes.ResolveGatewayApproval(ctx, a.sessionKey, choice, false, p.Reason, a.id) // H-5
+	// Enforces H-5: approvals are released through resolve_gateway_approval, with Hermes' request id.
+	// Enforces F-8: the client's choice reaches resolve_gateway_approval unchanged.
+	n, err := s.hermes.ResolveGatewayApproval(ctx, a.sessionKey, choice, false, p.Reason, a.id)
 	if err != nil {
 		t.mu.Lock()
 		if !a.announced {
@@ -178,6 +183,7 @@ func (s *Server) announceApproval(a *approvalState, choice, decidedBy string) {
 		s.sendToDevice(a.claimedBy, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy}, taskRef, runRef) // M-3 broken
 		return
 	}
+	// Enforces M-3: approval.resolved is published to every device, once per approval.
 	s.publish(lmp.TypeApprovalResolved, taskRef, runRef, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy})
 }
 

@@ -31,7 +31,7 @@ func (c *conn) handleHello(data []byte) {
 		return
 	}
 	if !slices.Contains(lmp.SupportedVersions, h.ProtocolVersion) && !c.s.cfg.Faults.Has(fault.UnsupportedVersionOK) {
-		// V-2, note 11: say so clearly, never guess a downgrade.
+		// Enforces V-2: an unsupported protocol_version is refused, naming the supported ones (note 11).
 		c.failWith(killReq{
 			code: lmp.CloseProtocolError, errCode: lmp.CodeUnsupportedVersion,
 			msg:   fmt.Sprintf("protocol_version %d is not supported; this server speaks %v", h.ProtocolVersion, lmp.SupportedVersions),
@@ -41,10 +41,11 @@ func (c *conn) handleHello(data []byte) {
 	}
 	switch {
 	case h.Token != "" && (h.DeviceID != "" || h.Credential != "") && !c.s.cfg.Faults.Has(fault.TokenWithIdentity):
-		// P-6, note 9: a token pairs new devices only; it is not consumed.
+		// Enforces P-6: a token sent with a device identity is refused, not consumed (note 9).
 		c.log.Info("hello refused: token with identity", "token", lmp.Fingerprint(h.Token), "device", h.DeviceID)
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeTokenWithIdentity, "a pairing token pairs a new device only: send either token or device_id+credential")
 	case h.Token != "":
+		// Enforces P-3: a hello with token (and no identity) pairs a new device.
 		c.pair(h)
 	case h.DeviceID != "" && h.Credential != "":
 		c.authenticate(h)
@@ -62,7 +63,8 @@ func (c *conn) pair(h lmp.Hello) {
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidToken, "pairing token is unknown, already used or expired")
 		return
 	}
-	cred := randomSecret() // P-7: 32 random bytes, URL-safe
+	// Enforces P-7: the new device gets a device_id and a credential of 32 random URL-safe bytes, sent in hello.ok.
+	cred := randomSecret()
 	if s.cfg.Faults.Has(fault.ShortCredential) {
 		cred = cred[:22] // P-7 broken: 16 bytes
 	}
@@ -106,6 +108,7 @@ func (c *conn) authenticate(h lmp.Hello) {
 	if d != nil {
 		stored = d.rec.CredentialHash
 	}
+	// Enforces P-8: a returning device is let in only with its device_id and matching credential.
 	ok := credentialMatches(stored, h.Credential) && d != nil // constant-time compare
 	if d != nil && s.cfg.Faults.Has(fault.WrongCredentialAccepted) {
 		ok = true // P-8 broken
@@ -115,7 +118,8 @@ func (c *conn) authenticate(h lmp.Hello) {
 		c.log.Info("authentication refused", "device", h.DeviceID, "credential", lmp.Fingerprint(h.Credential))
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidCredential, "unknown device or wrong credential")
 		return
-	case d.revoked && !s.cfg.Faults.Has(fault.RevokedDeviceConnects): // S-5
+	case d.revoked && !s.cfg.Faults.Has(fault.RevokedDeviceConnects):
+		// Enforces S-5: a revoked device can no longer connect (revoke, in http.go, lists and revokes).
 		c.log.Info("authentication refused: device revoked", "device", d.rec.ID)
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeDeviceRevoked, "this device has been revoked")
 		return
@@ -142,9 +146,10 @@ func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
 	ok := lmp.HelloOK{
 		DeviceID: d.rec.ID, Credential: credential,
 		ServerName: s.cfg.Name, ServerVersion: s.cfg.Version,
-		ProtocolVersion: lmp.Version,               // V-2
-		ServerTime:      lmp.Timestamp(time.Now()), // T-8
-		Truncated:       truncated,                 // E-6
+		ProtocolVersion: lmp.Version, // V-2
+		// Enforces T-8: hello.ok carries server_time for the client's clock offset.
+		ServerTime: lmp.Timestamp(time.Now()),
+		Truncated:  truncated, // E-6
 	}
 	raw, _ := json.Marshal(ok)
 	if s.cfg.Faults.Has(fault.MissingServerTime) {

@@ -27,7 +27,7 @@ func CheckBind(addr string, tls bool) error {
 	if shown == "" {
 		shown = "every interface"
 	}
-	// S-3: fail closed.
+	// Enforces S-3: a non-loopback address without TLS or LOOMI_ALLOW_INSECURE_BIND=true is refused.
 	return fmt.Errorf("refusing to listen on %s (%s) without TLS: pass --tls-cert and --tls-key, or set %s=true to accept plaintext on the network", addr, shown, EnvAllowInsecureBind)
 }
 

@@ -52,6 +52,7 @@ func (c *conn) cmdSessionSend(ctx context.Context, f lmp.ClientFrame) {
 		}
 		ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 		defer cancel()
+		// Enforces F-5: session.send becomes handle_message into the task's chat (a new task without task_id).
 		if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, p.Text, p.RequestID)); err != nil {
 			c.log.Warn("handle_message failed", "task", task, "err", err)
 			return errorResult(lmp.CodeHermesUnavailable, "Hermes did not take the message: "+err.Error(), p.RequestID)
@@ -96,6 +97,7 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
+	// Enforces F-6: run.cancel (and run.pause) interrupts the turn through the gateway's /stop.
 	if err := c.s.hermes.InterruptSession(ctx, SessionKeyPrefix+task, task); err != nil {
 		c.log.Warn("interrupt failed", "run", p.RunID, "err", err)
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not interrupt the run: "+err.Error(), "")
@@ -117,6 +119,7 @@ func (c *conn) cmdResume(ctx context.Context, f lmp.ClientFrame) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
+	// Enforces F-7: run.resume injects "continue"; pause is /stop keeping the session (package doc says so).
 	if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, "continue", randomID("resume_"))); err != nil {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not take the continue message: "+err.Error(), "")
 	}
@@ -151,6 +154,7 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
+	// Enforces F-9: task.list is answered from list_sessions_rich, read-only, honouring limit and status_filter.
 	rows, err := c.s.hermes.ListSessions(ctx, ListSessionsOptions{Limit: ask})
 	if err != nil {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not list sessions: "+err.Error(), p.RequestID)

@@ -363,7 +363,8 @@ func (c *conn) writeItem(it outItem) error {
 	if p := it.intro; p != nil {
 		c.base, c.seq = p.base, p.seq
 		c.cursor, c.liveFrom = p.after, p.liveFrom
-		c.batch = p.replay // E-7: original seq and content
+		// Enforces E-7: the gap is re-sent as the logged events themselves, with the device's original seq.
+		c.batch = p.replay
 		return c.writeScoped(p.helloOK)
 	}
 	return c.writeScoped(*it.frame)

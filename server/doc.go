@@ -1,8 +1,10 @@
 // Package server is the reference LMP v1 server: the WebSocket endpoint,
 // pairing, devices, the shared replay log and the mapping between LMP frames
-// and the Hermes interfaces (Hermes, Adapter). Every rule it enforces is
-// named by its ID (T-1, E-5, …) where it is enforced; decisions on the
-// points the spec leaves open follow docs/protocol.md.
+// and the Hermes interfaces (Hermes, Adapter). The one place that makes a
+// protocol rule true carries a comment "Enforces <rule ID>: …"; any other
+// mention of a rule ID is a reference (docs/architecture.md, "Rule
+// traceability"). Decisions on the points the spec leaves open follow
+// docs/protocol.md.
 //
 // Behaviour worth knowing when building an app against it:
 //

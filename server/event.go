@@ -22,10 +22,13 @@ type event struct {
 var eventHead = []byte(`{"v":1,"seq":`)
 
 func newEvent(typ string, ts time.Time, taskID, runID *string, payload json.RawMessage) *event {
-	tsRaw, _ := json.Marshal(lmp.Timestamp(ts)) // T-7: float epoch seconds
+	// Enforces T-7: an event's ts is lmp.Timestamp, float epoch seconds (UTC); writeScoped uses the same.
+	tsRaw, _ := json.Marshal(lmp.Timestamp(ts))
 	typRaw, _ := json.Marshal(typ)
 	taskRaw, _ := json.Marshal(taskID)
 	runRaw, _ := json.Marshal(runID)
+	// Enforces E-1: every durable frame carries v, seq, ts, type, task_id and run_id (null when absent), event_id and payload.
+	// Connection-scoped frames get the same fields from lmp.Frame in writeScoped.
 	mid := make([]byte, 0, 64+len(typRaw)+len(taskRaw)+len(runRaw))
 	mid = append(mid, `,"ts":`...)
 	mid = append(mid, tsRaw...)
@@ -50,7 +53,8 @@ func (e *event) render(base int64) []byte {
 	out = append(out, eventHead...)
 	out = append(out, seq...)
 	out = append(out, e.mid...)
-	out = append(out, seq...) // E-3: event_id = "e_<seq>"
+	// Enforces E-3: event_id is rendered from the same seq, as "e_<seq>".
+	out = append(out, seq...)
 	out = append(out, e.tail...)
 	return out
 }
@@ -72,6 +76,8 @@ func newEventLog(window int, last int64) eventLog {
 
 // add appends e as global index last+1.
 func (l *eventLog) add(e *event) {
+	// Enforces E-2: global indices only grow, so each device's seq (g - Base) increases strictly.
+	// The persisted lease (extendLeaseLocked) keeps them from repeating after a restart.
 	l.last++
 	e.g = l.last
 	l.ring[int(l.last%int64(len(l.ring)))] = e

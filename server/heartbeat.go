@@ -16,6 +16,7 @@ func (c *conn) heartbeat() {
 	if cfg.Faults.Has(fault.NoServerPings) {
 		return // T-4 broken: never ping
 	}
+	// Enforces T-4: the server pings every PingInterval (25 s by default).
 	tick := time.NewTicker(cfg.PingInterval)
 	defer tick.Stop()
 	misses := 0
@@ -39,9 +40,10 @@ func (c *conn) heartbeat() {
 			misses = 0
 			continue
 		}
-		misses++ // T-5: a ping left unanswered for PongTimeout
+		misses++ // a ping left unanswered for PongTimeout (T-5)
 		c.log.Debug("pong missed", "misses", misses)
-		if misses >= cfg.MissedPongs && !cfg.Faults.Has(fault.SilentClientsKept) { // T-5
+		// Enforces T-5: MissedPongs consecutive pings without pong within PongTimeout close the connection.
+		if misses >= cfg.MissedPongs && !cfg.Faults.Has(fault.SilentClientsKept) {
 			c.fail(lmp.ClosePolicyViolation, lmp.CodeHeartbeatTimeout, "no pong to the last pings")
 			return
 		}

@@ -20,6 +20,8 @@ func (s *Server) Hook(ctx context.Context, name string, kw map[string]any) {
 	}()
 	k := kwargs(kw)
 	var err error
+	// Enforces H-1: run.started/delta/interim/completed come from the on_stream_* and on_interim_message hooks.
+	// Enforces H-2: run.tool_started/finished come from pre_tool_call and post_tool_call.
 	switch name {
 	case "on_stream_start":
 		err = s.onStreamStart(k)
@@ -201,6 +203,7 @@ func (s *Server) onStreamEnd(k kwargs) error {
 			s.endLocked(r)
 			s.publish(lmp.TypeRunCompleted, &r.task, &r.id, lmp.RunCompleted{RunID: r.id, Status: lmp.RunStatusFailed}) // F-4 broken
 		case errText != "":
+			// Enforces F-4: a turn that ends with a non-empty error sends run.failed.
 			s.startLocked(r, k)
 			s.endLocked(r)
 			s.publish(lmp.TypeRunFailed, &r.task, &r.id, lmp.RunFailed{RunID: r.id, Error: errText, Status: lmp.RunStatusFailed})
@@ -244,6 +247,7 @@ func (s *Server) onToolCall(k kwargs, post bool) error {
 			callID = "" // F-3 broken, and every call gets index 0 below
 			r.nextIndex[it] = 0
 		}
+		// Enforces F-3: started and finished pair by index, numbered per iteration; call_id maps back to it.
 		idx, known := r.calls[callID]
 		if !known || callID == "" {
 			idx = r.nextIndex[it]

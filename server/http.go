@@ -42,8 +42,10 @@ type DeviceList struct {
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+lmp.PathHealth, s.serveHealth)
+	// Enforces T-1: the LMP WebSocket is served at /ws and nowhere else.
 	mux.HandleFunc("GET "+lmp.PathWebSocket, s.serveWS)
-	pair := LoopbackOnly(http.HandlerFunc(s.servePair)) // P-1: loopback only
+	// Enforces P-1: tokens are minted only for loopback callers not relayed by a proxy.
+	pair := LoopbackOnly(http.HandlerFunc(s.servePair))
 	if s.cfg.Faults.Has(fault.PairingThroughForwarding) {
 		pair = http.HandlerFunc(s.servePair)
 	}
@@ -62,6 +64,7 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"ok":true}`)) // T-2 broken: no v
 		return
 	}
+	// Enforces T-2: GET /health answers exactly {"ok":true,"v":1}, without auth.
 	_, _ = w.Write(healthBody)
 }
 
@@ -93,6 +96,7 @@ func (s *Server) servePair(w http.ResponseWriter, r *http.Request) {
 	}
 	token, expires := s.tokens.mint(ttl, time.Now())
 	s.log.Info("pairing token minted", "token", lmp.Fingerprint(token), "ttl", ttl.String())
+	// Enforces P-2: the QR payload is {"v":1,"url","token","name","fp"}, fp empty without TLS.
 	writeJSON(w, http.StatusOK, lmp.PairResponse{
 		QRPayload: lmp.QRPayload{V: lmp.Version, URL: s.publicURL(r), Token: token, Name: s.cfg.Name, FP: s.cfg.TLSFingerprint},
 		ExpiresAt: lmp.Timestamp(expires),

@@ -31,6 +31,7 @@ func newIdemWindow(n int) *idemWindow {
 func (w *idemWindow) begin(id string) (e *idemEntry, first bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Enforces I-1: a request_id among the device's last RequestIDWindow gets the earlier result, not a rerun.
 	if e, ok := w.byID[id]; ok {
 		return e, false
 	}

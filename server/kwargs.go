@@ -65,6 +65,7 @@ func (k kwargs) boolean(key string) (bool, error) {
 
 // preview renders a tool's arguments as a short one-line literal (E-4).
 func preview(v any) string {
+	// Enforces E-4: tool arguments, the one free-form Hermes value put in a payload, become a one-line string.
 	const max = 120
 	var s string
 	switch a := v.(type) {

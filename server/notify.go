@@ -31,6 +31,7 @@ func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[
 	if chatID != "" {
 		task = &chatID
 	}
+	// Enforces H-4: the adapter's outbound send() becomes a notification frame.
 	s.publish(lmp.TypeNotification, task, nil, n)
 	return SendResult{Success: true, MessageID: randomID("msg_")}
 }

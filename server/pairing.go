@@ -41,7 +41,7 @@ func (t *tokenTable) mint(ttl time.Duration, now time.Time) (token string, expir
 	}
 	stored := expires
 	if t.faults.Has(fault.TokenTTLIgnored) {
-		stored = now.Add(MaxPairTTL) // P-5 broken: the TTL is announced, not enforced
+		stored = now.Add(MaxPairTTL) // P-5 broken: the TTL is announced, not kept
 	}
 	t.expiry[sha256.Sum256([]byte(token))] = stored
 	return token, expires
@@ -59,9 +59,11 @@ func (t *tokenTable) consume(token string, now time.Time) error {
 		return errBadToken
 	}
 	if !t.faults.Has(fault.TokenReusable) {
-		delete(t.expiry, h) // P-4: void as soon as used
+		// Enforces P-4: the token is void as soon as it is presented, under t.mu, so one caller wins.
+		delete(t.expiry, h)
 	}
-	if !now.Before(exp) { // P-5: TTL
+	// Enforces P-5: a token presented at or after its expiry never pairs.
+	if !now.Before(exp) {
 		return errBadToken
 	}
 	return nil

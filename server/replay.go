@@ -24,7 +24,9 @@ func (s *Server) replayLocked(d *device, lastSeq *int64) (p *preamble, truncated
 	if ls > cur {
 		return p, true
 	}
+	// Enforces E-5: a hello with last_seq gets the gap after it re-sent from the ReplayWindow log.
 	after := d.rec.Base + ls
+	// Enforces E-6: a gap older than the log's oldest event is reported as truncated.
 	complete := after+1 >= s.events.oldest()
 	if !complete {
 		after = s.events.oldest() - 1

@@ -149,6 +149,7 @@ func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 	s.events.add(ev)
 	s.logMu.Unlock()
 	s.lastG.Store(ev.g)
+	// Enforces M-1: every event goes to every live connection of every device.
 	for c := range s.live {
 		c.eventAdded(ev.g)
 	}

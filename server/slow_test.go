@@ -93,18 +93,6 @@ func readRaw(t *testing.T, ws *websocket.Conn) rawFrame {
 	return f
 }
 
-// waitLog waits until the server has logged s.
-func waitLog(t *testing.T, e *env, s string) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(e.logs.String(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server never logged %q", s)
-		}
-		time.Sleep(time.Millisecond) // polling the server's log
-	}
-}
-
 // A burst of events that stays within the replay window never
 // disconnects a device, however slowly it is read and however small the
 // reply queue: events are written from the shared log, not queued.

@@ -17,6 +17,7 @@ import (
 // The JSON Schemas of package schema decide first (F-2); decoding with the
 // lmp types then checks what dispatch relies on.
 var validateClientFrame = func(raw []byte, f lmp.ClientFrame) string {
+	// Enforces F-2: a client frame is checked against its §4 schema before dispatch (hello first: handleHello).
 	if errs := schema.ValidateFrame(schema.ClientToServer, raw); len(errs) > 0 {
 		return errs[0].String() // never quotes values, so no secret leaks (S-1)
 	}

@@ -71,6 +71,7 @@ func (c *conn) startAuthTimer() (stop func()) {
 	if c.s.cfg.Faults.Has(fault.UnauthenticatedKeptOpen) {
 		return func() {} // S-4 broken: no auth timeout
 	}
+	// Enforces S-4: a connection without a successful hello is closed after AuthTimeout.
 	t := time.AfterFunc(c.s.cfg.AuthTimeout, func() {
 		if !c.authed.Load() {
 			c.fail(lmp.ClosePolicyViolation, lmp.CodeAuthTimeout, "no successful hello within "+c.s.cfg.AuthTimeout.String())
@@ -99,7 +100,8 @@ func (c *conn) readLoop() (tooBig bool) {
 			continue // T-3 broken: a binary frame is silently dropped
 		}
 		if typ == websocket.MessageBinary {
-			// T-3, note 12: binary frames are reserved in v1.
+			// Enforces T-3: a binary frame is refused (1003); only text JSON frames are served.
+			// Binary frames are reserved in v1 (note 12); writeRaw writes text frames only.
 			c.fail(lmp.CloseUnsupportedData, lmp.CodeBinaryFrame, "binary frames are reserved in LMP v1: send text JSON")
 			continue
 		}
@@ -131,7 +133,8 @@ func (c *conn) handleFrame(data []byte) {
 		if c.s.cfg.Faults.Has(fault.ClientPingUnanswered) {
 			return // T-6 broken
 		}
-		c.send(lmp.Pong{}, nil, nil) // T-6
+		// Enforces T-6: a client ping is answered with pong.
+		c.send(lmp.Pong{}, nil, nil)
 	case lmp.TypeHello:
 		// note 16: no re-authentication on a live connection.
 		c.sendError(lmp.CodeAlreadyAuthenticated, "this connection is already authenticated", "")
@@ -146,7 +149,8 @@ func (c *conn) handleFrame(data []byte) {
 	case lmp.TypeTaskList:
 		c.cmdTaskList(ctx, f)
 	default:
-		// V-1: unknown client types are ignored.
+		// Enforces V-1: an unknown client frame type is ignored, never refused.
+		// Unknown fields pass validateClientFrame's schemas.
 		if c.s.cfg.Faults.Has(fault.UnknownTypeCloses) {
 			c.fail(lmp.CloseProtocolError, lmp.CodeBadFrame, "unknown frame type") // V-1 broken
 			return
