@@ -117,9 +117,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long"})
-		must.Succeed(err)
-		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(play.TaskID).And(match.Type(lmp.TypeRunStarted))))
+		play, st := startLongRun(ctx, c)
 		must.Send(ctx, c, lmp.RunCancel{RunID: st.RunID})
 		eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", play.TaskID))
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
@@ -127,9 +125,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-6", rules.SHOULD, "a cancelled run ends with run.completed status cancelled (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long"})
-		must.Succeed(err)
-		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(play.TaskID).And(match.Type(lmp.TypeRunStarted))))
+		_, st := startLongRun(ctx, c)
 		must.Send(ctx, c, lmp.RunCancel{RunID: st.RunID})
 		f := must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
 		Expect(f.Type).To(Equal(lmp.TypeRunCompleted), "terminal frame of a cancelled run: %s", f.Raw)
@@ -138,9 +134,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-7", rules.MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long"})
-		must.Succeed(err)
-		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(play.TaskID).And(match.Type(lmp.TypeRunStarted))))
+		play, st := startLongRun(ctx, c)
 		must.Send(ctx, c, lmp.RunPause{RunID: st.RunID})
 		eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", play.TaskID))
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
