@@ -2,7 +2,10 @@ package mockhermes
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 )
 
 // Faults imitate Hermes' own delivery quirks. Stream hooks run on separate
@@ -75,4 +78,31 @@ func (d *deliverer) hook(ctx context.Context, name string, kw map[string]any) {
 		}
 	}
 	d.m.hook(ctx, name, kw)
+}
+
+// ParseFaults reads a comma-separated list of delivery quirks, as
+// lmp-server --hermes-quirks takes it: "reorder", "duplicate" and
+// "drop=N" (drop every N-th on_stream_delta). The empty string is no quirk.
+func ParseFaults(spec string) (Faults, error) {
+	var f Faults
+	for item := range strings.SplitSeq(spec, ",") {
+		item = strings.TrimSpace(item)
+		name, value, hasValue := strings.Cut(item, "=")
+		switch {
+		case item == "":
+		case name == "reorder" && !hasValue:
+			f.Reorder = true
+		case name == "duplicate" && !hasValue:
+			f.Duplicate = true
+		case name == "drop" && hasValue:
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 {
+				return Faults{}, fmt.Errorf("quirk %q: drop takes a whole number of deltas from 1 up (drop=3 drops every third)", item)
+			}
+			f.DropEvery = n
+		default:
+			return Faults{}, fmt.Errorf("unknown quirk %q: want reorder, duplicate or drop=N", item)
+		}
+	}
+	return f, nil
 }

@@ -132,3 +132,24 @@ func TestListSessions(t *testing.T) {
 		t.Fatalf("recorded %d list_sessions_rich", lists)
 	}
 }
+
+// The suites make each message unique with words after "/mock help": it
+// must still answer with help and start no turn, as must a bare "/mock".
+func TestMockHelpIgnoresTrailingWords(t *testing.T) {
+	m, f := newTestMock(t, Options{})
+	ctx := context.Background()
+	for _, text := range []string{"/mock help 7f3a-1", "/mock"} {
+		if err := m.HandleMessage(ctx, msg("t2", text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs := f.waitFor(t, "two help answers", func(evs []event) bool { return count(evs, "send") == 2 })
+	for _, e := range evs {
+		if e.Kind != "send" || !strings.HasPrefix(e.Text, "Mock Hermes scenarios") || e.ChatID != "t2" {
+			t.Fatalf("answer to a help request: %+v", e)
+		}
+	}
+	if pb := m.current("t2"); pb != nil {
+		t.Fatalf("help started a playback of %s", pb.sc.Name)
+	}
+}

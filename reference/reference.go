@@ -48,6 +48,9 @@ type Options struct {
 	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration
 	// Logger receives the server's and the mock's logs; nil discards them.
 	Logger *slog.Logger
+	// HermesQuirks makes the mock Hermes deliver every scenario's stream
+	// hooks the way a loaded Hermes may: reordered, dropped, duplicated.
+	HermesQuirks mockhermes.Faults
 	// Faults is passed to server.Config.Faults: for this module's
 	// self-test only; the zero value commits no fault and no flag of
 	// lmp-server sets it.
@@ -118,7 +121,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	mock := mockhermes.New(mockhermes.Options{ApprovalTimeout: o.ApprovalTimeout, Logger: log.With("component", "mockhermes")})
+	mock := mockhermes.New(mockhermes.Options{ApprovalTimeout: o.ApprovalTimeout, Faults: o.HermesQuirks, Logger: log.With("component", "mockhermes")})
 	if o.Script != "" {
 		if err := mock.LoadScript(o.Script); err != nil {
 			mock.Close()
@@ -131,11 +134,30 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		mock.Close()
 		return nil, fmt.Errorf("listen on %s: %w", o.Addr, err)
 	}
+	listeners := []net.Listener{ln}
+	bound := ln.Addr().(*net.TCPAddr)
+	if !bound.IP.IsLoopback() && !bound.IP.IsUnspecified() {
+		// Pairing and device administration answer on loopback only (P-1):
+		// bound to one network address, the server also listens on the same
+		// port of 127.0.0.1, or nothing on this host could pair a device.
+		lo, err := lc.Listen(ctx, "tcp", net.JoinHostPort("127.0.0.1", fmt.Sprint(bound.Port)))
+		if err != nil {
+			ln.Close()
+			mock.Close()
+			return nil, fmt.Errorf("listen on 127.0.0.1:%d for loopback-only pairing (bound to %s): %w", bound.Port, o.Addr, err)
+		}
+		listeners = append(listeners, lo)
+	}
+	closeListeners := func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}
 	scheme, wsScheme := "http", "ws"
 	if useTLS {
 		scheme, wsScheme = "https", "wss"
 	}
-	local := loopbackHostPort(ln.Addr().(*net.TCPAddr))
+	local := loopbackHostPort(listeners[len(listeners)-1].Addr().(*net.TCPAddr))
 	public := o.PublicURL
 	if public == "" {
 		public = wsScheme + "://" + advertisedHostPort(ln.Addr().(*net.TCPAddr)) + lmp.PathWebSocket
@@ -148,7 +170,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		TLSFingerprint: fp, Logger: log, Faults: o.Faults,
 	})
 	if err != nil {
-		ln.Close()
+		closeListeners()
 		mock.Close()
 		return nil, err
 	}
@@ -168,15 +190,28 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	}
 	inst.PairURL = inst.BaseURL + lmp.PathPairNew
 	inst.DriverURL = inst.BaseURL + driver.Prefix
+	errs := make(chan error, len(listeners))
+	for _, l := range listeners {
+		go func() {
+			var err error
+			if useTLS {
+				err = hs.ServeTLS(l, "", "")
+			} else {
+				err = hs.Serve(l)
+			}
+			if errors.Is(err, http.ErrServerClosed) {
+				err = nil
+			}
+			errs <- err
+		}()
+	}
 	go func() {
+		// The first failure of any listener, or nil once all are closed.
 		var err error
-		if useTLS {
-			err = hs.ServeTLS(ln, "", "")
-		} else {
-			err = hs.Serve(ln)
-		}
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
+		for range listeners {
+			if err = <-errs; err != nil {
+				break
+			}
 		}
 		inst.done <- err
 	}()
@@ -226,7 +261,8 @@ func profile(o Options) driver.Profile {
 	}
 }
 
-// loopbackHostPort is how a process on this host reaches the listener.
+// loopbackHostPort is how a process on this host reaches the listener:
+// its own address, or 127.0.0.1 for a wildcard bind.
 func loopbackHostPort(a *net.TCPAddr) string {
 	ip := a.IP
 	if ip == nil || ip.IsUnspecified() {

@@ -23,6 +23,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -153,4 +154,66 @@ func selfSigned(t *testing.T) (certFile, keyFile string, der []byte) {
 	_ = os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
 	_ = os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}), 0o600)
 	return certFile, keyFile, der
+}
+
+// nonLoopbackIPv4 is an address of this host other than loopback, or nil.
+func nonLoopbackIPv4() net.IP {
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			return n.IP
+		}
+	}
+	return nil
+}
+
+func TestPairingReachableWhenBoundToNetworkAddress(t *testing.T) { // P-1, S-6
+	ip := nonLoopbackIPv4()
+	if ip == nil {
+		t.Skip("this host has no non-loopback IPv4 address")
+	}
+	t.Setenv("LOOMI_ALLOW_INSECURE_BIND", "true")
+	inst := start(t, reference.Options{Addr: net.JoinHostPort(ip.String(), "0")})
+	if !strings.HasPrefix(inst.PairURL, "http://127.0.0.1:") {
+		t.Fatalf("PairURL %s is not on loopback", inst.PairURL)
+	}
+	pr, err := client.Pair(ctxT(t), inst.PairURL, 0, nil)
+	if err != nil {
+		t.Fatalf("pairing unreachable on this host: %v", err)
+	}
+	if !strings.Contains(pr.URL, "://"+ip.String()+":") {
+		t.Fatalf("QR url %s does not name the bound address %s", pr.URL, ip)
+	}
+	// Tests send traffic to loopback addresses only: the phone's side, the
+	// QR's URL on the network address, is exercised by hand (docs/deployment.md).
+}
+
+// TestHermesQuirksReachTheMock plays reply with every stream delta dropped:
+// the run still starts and completes, and no run.delta reaches the phone.
+func TestHermesQuirksReachTheMock(t *testing.T) {
+	inst := start(t, reference.Options{HermesQuirks: mockhermes.Faults{DropEvery: 1}})
+	pr, err := client.Pair(ctxT(t), inst.PairURL, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _, _, err := client.PairDevice(ctxT(t), pr.URL, pr.Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	play, err := driver.New(inst.DriverURL, nil).Play(ctxT(t), driver.PlayRequest{Scenario: "reply", Wait: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	end, err := c.Expect(ctxT(t), func(f client.Frame) bool {
+		return lmp.Deref(f.TaskID) == play.TaskID && (f.Type == lmp.TypeRunCompleted || f.Type == lmp.TypeRunFailed)
+	})
+	if err != nil || end.Type != lmp.TypeRunCompleted {
+		t.Fatalf("terminal frame %s, %v", end.Type, err)
+	}
+	for _, f := range c.Pending() {
+		if f.Type == lmp.TypeRunDelta && lmp.Deref(f.TaskID) == play.TaskID {
+			t.Fatalf("a delta reached the phone although the mock drops every one: %s", f.Raw)
+		}
+	}
 }

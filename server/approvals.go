@@ -17,7 +17,9 @@ const maxApprovals = 4096
 type approvalState struct {
 	id, sessionKey, task, run string
 	claimedBy                 string // device that won the resolve (M-2)
+	claimChoice               string // the choice that device passed to Hermes
 	announced                 bool   // approval.resolved sent (once per approval)
+	hookSeen                  bool   // its post_approval_response arrived
 }
 
 // approvalTable holds approvals. Lock order: approvalTable.mu, then
@@ -117,7 +119,7 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 		return errorResult(lmp.CodeAlreadyResolved, "approval "+p.ApprovalID+" is already resolved", p.RequestID)
 	}
 	// Enforces M-2: the first device to claim an approval, under t.mu, is the one that resolves it.
-	a.claimedBy = deviceID
+	a.claimedBy, a.claimChoice = deviceID, p.Choice
 	t.mu.Unlock()
 
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
@@ -229,14 +231,14 @@ func (s *Server) onApprovalResponse(k kwargs) error {
 	if id != "" {
 		a = t.byID[id]
 	} else {
-		for _, oid := range t.order {
-			if c := t.byID[oid]; c != nil && c.sessionKey == key && !c.announced {
-				a = c
-				break
-			}
-		}
+		a = t.hookTargetLocked(key, choice)
 	}
-	if a == nil || a.announced {
+	if a == nil {
+		t.mu.Unlock()
+		return nil
+	}
+	a.hookSeen = true
+	if a.announced {
 		t.mu.Unlock()
 		return nil
 	}
@@ -244,4 +246,34 @@ func (s *Server) onApprovalResponse(k kwargs) error {
 	t.mu.Unlock()
 	s.announceApproval(a, choice, decidedBy(choice, claimed))
 	return nil
+}
+
+// hookTargetLocked picks the approval a post_approval_response without a
+// request id answers, among the session's approvals whose hook has not
+// arrived yet. A device's resolve names its approval to Hermes, so a hook
+// whose choice is the one a device passed for a claimed approval belongs
+// to the oldest such approval; any other outcome (a timeout, a /stop, an
+// answer on another surface) belongs to the oldest unclaimed one, which is
+// the one Hermes resolves first (FIFO).
+func (t *approvalTable) hookTargetLocked(sessionKey, choice string) *approvalState {
+	var oldestUnclaimed, oldest *approvalState
+	for _, id := range t.order {
+		c := t.byID[id]
+		if c == nil || c.sessionKey != sessionKey || c.hookSeen {
+			continue
+		}
+		if c.claimedBy != "" && c.claimChoice == choice {
+			return c
+		}
+		if oldestUnclaimed == nil && c.claimedBy == "" {
+			oldestUnclaimed = c
+		}
+		if oldest == nil {
+			oldest = c
+		}
+	}
+	if oldestUnclaimed != nil {
+		return oldestUnclaimed
+	}
+	return oldest
 }

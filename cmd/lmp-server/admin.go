@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -38,8 +39,11 @@ func adminCall(ctx context.Context, addr, method, path string, body any) ([]byte
 	if err != nil {
 		return nil, 0, fmt.Errorf("--addr %q: %v", addr, err)
 	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		host = "127.0.0.1" // a wildcard bind is reachable on loopback
+	if ip := net.ParseIP(host); host == "" || (ip != nil && !ip.IsLoopback()) {
+		// The endpoints answer loopback peers only (P-1). A wildcard bind is
+		// reachable on loopback, and a server bound to one network address
+		// also listens on the same port of 127.0.0.1.
+		host = "127.0.0.1"
 	}
 	hostPort := net.JoinHostPort(host, port)
 	for _, useTLS := range []bool{false, true} {
@@ -98,13 +102,14 @@ func fail(stderr io.Writer, err error) int {
 
 func pair(args []string, stdout, stderr io.Writer) int {
 	fs, addr, asJSON := adminFlags("pair", stderr)
-	ttl := fs.Duration("ttl", 0, "token lifetime (default: the server's, 5m)")
+	var ttl ttlFlag
+	fs.Var(&ttl, "ttl", "token lifetime: a Go duration (90s, 10m) or seconds (default: the server's, 5m)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	raw, _, err := adminCall(ctx, *addr, http.MethodPost, lmp.PathPairNew, lmp.PairRequest{TTL: ttl.Seconds()})
+	raw, _, err := adminCall(ctx, *addr, http.MethodPost, lmp.PathPairNew, lmp.PairRequest{TTL: time.Duration(ttl).Seconds()})
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -173,14 +178,22 @@ func devices(args []string, stdout, stderr io.Writer) int {
 
 func revoke(args []string, stdout, stderr io.Writer) int {
 	fs, addr, _ := adminFlags("revoke", stderr)
-	if err := fs.Parse(args); err != nil {
-		return 2
+	// DEVICE_ID may come before or after the flags.
+	var ids []string
+	for rest := args; ; rest = fs.Args()[1:] {
+		if err := fs.Parse(rest); err != nil {
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		ids = append(ids, fs.Arg(0))
 	}
-	if fs.NArg() != 1 {
+	if len(ids) != 1 {
 		fmt.Fprintln(stderr, "usage: lmp-server revoke [--addr ADDR] DEVICE_ID")
 		return 2
 	}
-	id := fs.Arg(0)
+	id := ids[0]
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if _, _, err := adminCall(ctx, *addr, http.MethodPost, "/internal/devices/"+url.PathEscape(id)+"/revoke", nil); err != nil {
@@ -188,4 +201,23 @@ func revoke(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "revoked %s: its connections are closed and it can no longer connect\n", id)
 	return 0
+}
+
+// ttlFlag is a token lifetime given as a Go duration or as seconds, the
+// unit of the pairing endpoint's {"ttl": seconds}.
+type ttlFlag time.Duration
+
+func (t *ttlFlag) String() string { return time.Duration(*t).String() }
+
+func (t *ttlFlag) Set(v string) error {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		*t = ttlFlag(secs * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("want a duration such as 90s or 10m, or seconds")
+	}
+	*t = ttlFlag(d)
+	return nil
 }

@@ -79,8 +79,8 @@ type proc struct {
 	exited         chan struct{}
 }
 
-// startServer runs the real binary and waits for /health.
-func startServer(t *testing.T, dir, addr string, extra ...string) *proc {
+// startProcess starts the real binary serving on addr, without waiting.
+func startProcess(t *testing.T, dir, addr string, extra ...string) *proc {
 	t.Helper()
 	args := append([]string{"serve", "--addr", addr, "--data", dir, "--log-format", "json"}, extra...)
 	p := &proc{cmd: exec.Command(bin, args...), addr: addr, stdout: &lockedBuf{}, stderr: &lockedBuf{}, exited: make(chan struct{})}
@@ -93,6 +93,13 @@ func startServer(t *testing.T, dir, addr string, extra ...string) *proc {
 		_ = p.cmd.Process.Kill()
 		<-p.exited
 	})
+	return p
+}
+
+// startServer runs the real binary and waits for /health.
+func startServer(t *testing.T, dir, addr string, extra ...string) *proc {
+	t.Helper()
+	p := startProcess(t, dir, addr, extra...)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		resp, err := http.Get("http://" + addr + lmp.PathHealth)
@@ -287,7 +294,16 @@ func TestAdminCommands(t *testing.T) { // S-5, P-1
 	if !strings.Contains(out, dev.ID) || !strings.Contains(out, "online (1)") {
 		t.Fatalf("devices:\n%s", out)
 	}
-	out, stderr, code = runCLI(t, nil, "revoke", "--addr", addr, dev.ID)
+	// Seconds are accepted as well as Go durations.
+	out, _, code = runCLI(t, nil, "pair", "--addr", addr, "--json", "--ttl", "60")
+	if code != 0 || json.Unmarshal([]byte(out), &pr) != nil {
+		t.Fatalf("pair --ttl 60: %d %q", code, out)
+	}
+	if left := time.Until(lmp.TimeOf(pr.ExpiresAt)); left > 61*time.Second || left < 50*time.Second {
+		t.Fatalf("--ttl 60: expires in %v", left)
+	}
+	// DEVICE_ID before the flags.
+	out, stderr, code = runCLI(t, nil, "revoke", dev.ID, "--addr", addr)
 	if code != 0 || !strings.Contains(out, "revoked "+dev.ID) {
 		t.Fatalf("revoke: %d %s %s", code, out, stderr)
 	}
@@ -308,5 +324,44 @@ func checkNoSecrets(t *testing.T, logs string, secrets ...string) {
 		if s != "" && strings.Contains(logs, s) {
 			t.Fatalf("secret %s found in the server's logs", lmp.Fingerprint(s))
 		}
+	}
+}
+
+func TestPairingOnNetworkAddress(t *testing.T) { // P-1, S-6
+	var ip net.IP
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			ip = n.IP
+			break
+		}
+	}
+	if ip == nil {
+		t.Skip("this host has no non-loopback IPv4 address")
+	}
+	_, port, _ := net.SplitHostPort(freeAddr(t))
+	addr := net.JoinHostPort(ip.String(), port)
+	t.Setenv("LOOMI_ALLOW_INSECURE_BIND", "true")
+	// Not startServer: it polls /health on addr, and tests send traffic to
+	// loopback addresses only. The QR printed at start proves the token was
+	// minted through the loopback listener.
+	p := startProcess(t, t.TempDir(), addr)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stdout.String(), "expires at"); {
+		if time.Now().After(deadline) || strings.Contains(p.stderr.String(), "could not mint") {
+			t.Fatalf("no QR printed at start:\n%s\n%s", p.stdout, p.stderr)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the process's output
+	}
+	out, stderr, code := runCLI(t, nil, "pair", "--addr", addr, "--json")
+	var pr lmp.PairResponse
+	if code != 0 || json.Unmarshal([]byte(out), &pr) != nil || pr.URL != "ws://"+addr+lmp.PathWebSocket {
+		t.Fatalf("pair --addr %s: %d %q %q", addr, code, out, stderr)
+	}
+}
+
+func TestBadHermesQuirksIsAUsageError(t *testing.T) {
+	_, stderr, code := runCLI(t, nil, "serve", "--addr", freeAddr(t), "--data", t.TempDir(), "--hermes-quirks", "reorder,shuffle")
+	if code != 2 || !strings.Contains(stderr, `--hermes-quirks: unknown quirk "shuffle"`) {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

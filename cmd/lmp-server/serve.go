@@ -15,6 +15,7 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -33,6 +34,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.AuthTimeout, "auth-timeout", lmp.DefaultAuthTimeout, "time a connection has to authenticate (S-4)")
 	fs.DurationVar(&o.PairTTL, "pair-ttl", lmp.DefaultPairTTL, "default pairing token lifetime (P-5)")
 	fs.StringVar(&o.Script, "script", "", "mock Hermes scenario file to load")
+	quirks := fs.String("hermes-quirks", "", "deliver every scenario's stream hooks as a loaded Hermes may: reorder, duplicate, drop=N (comma-separated)")
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
 	noQR := fs.Bool("no-qr", false, "do not print a pairing QR at start")
 	if err := fs.Parse(args); err != nil {
@@ -40,6 +42,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "lmp-server serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	var err error
+	if o.HermesQuirks, err = mockhermes.ParseFaults(*quirks); err != nil {
+		fmt.Fprintf(stderr, "lmp-server serve: --hermes-quirks: %v\n", err)
 		return 2
 	}
 	var h slog.Handler
