@@ -17,7 +17,7 @@ type Client struct {
 }
 
 // New returns a client of the driver API at baseURL: the server's origin,
-// such as "http://127.0.0.1:8765", with or without Prefix. A nil
+// such as "http://127.0.0.1:8787", with or without Prefix. A nil
 // httpClient means http.DefaultClient.
 func New(baseURL string, httpClient *http.Client) *Client {
 	if httpClient == nil {

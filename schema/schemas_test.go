@@ -229,4 +229,15 @@ func TestMessagesNeverQuoteValues(t *testing.T) {
 			t.Errorf("error quotes the value: %s", e)
 		}
 	}
+	// Bounds are worded by the validator too: the bound, not the value.
+	raw = []byte(`{"v":1,"type":"hello","payload":{"protocol_version":1,"token":"t","last_seq":-918273645,"device_info":{"model":"m","os":"o","app_version":"a"}}}`)
+	errs = ValidateFrame(ClientToServer, raw)
+	if len(errs) != 1 || errs[0].Pointer != "/payload/last_seq" || errs[0].Message != "must be >= 0" {
+		t.Errorf("negative last_seq: %v", errs)
+	}
+	raw = []byte(`{"v":1,"type":"task.list","payload":{"request_id":"r","limit":9007199254740992}}`)
+	errs = ValidateFrame(ClientToServer, raw)
+	if len(errs) != 1 || errs[0].Message != "must be <= 9007199254740991" {
+		t.Errorf("limit over 2^53-1: %v", errs)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -227,6 +228,12 @@ func message(keyword string, holder map[string]any, inst any, e *jsonschema.Vali
 		return fmt.Sprintf("must be %s, not %s", want, jsonType(inst))
 	case "pattern":
 		return fmt.Sprintf("must match %v", holder["pattern"])
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		// The library's own message quotes the value, in float notation.
+		op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[keyword]
+		if bound, ok := holder[keyword].(float64); ok {
+			return fmt.Sprintf("must be %s %s", op, strconv.FormatFloat(bound, 'f', -1, 64))
+		}
 	}
 	return e.Message
 }

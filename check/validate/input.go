@@ -22,6 +22,9 @@ var errNotJSON = errors.New("no JSON frame found")
 // its own that will fail validation. Input in which nothing parses as JSON
 // is errNotJSON.
 func split(data []byte) ([]frame, error) {
+	// A UTF-8 byte order mark is an artefact of the file (editors on
+	// Windows write one), not part of its first frame (RFC 8259 §8.1).
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if frames, ok := splitStream(data); ok {
 		if len(frames) == 0 {
 			return nil, errNotJSON

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/loomi-lmp/lmpkit/schema"
 )
@@ -150,6 +151,12 @@ func (r *report) file(name string, frames []frame) {
 }
 
 // frameType names a valid frame the way the validator would in an error.
+// A type unknown in dir is quoted, and the verdict says that only its
+// envelope was checked: receivers ignore such frames (V-1).
 func frameType(raw []byte, dir schema.Direction) string {
-	return schema.FrameName(dir, raw)
+	name := schema.FrameName(dir, raw)
+	if strings.HasPrefix(name, `"`) {
+		name += " (unknown type: envelope only, V-1)"
+	}
+	return name
 }

@@ -92,7 +92,7 @@ func TestValidNDJSONExitsZero(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, want 0\n%s%s", code, out, errOut)
 	}
-	for i, want := range []string{"hello.ok", "run.started", "run.delta", "run.tool_started", "run.tool_finished", "run.completed", `"run.usage"`, "ping"} {
+	for i, want := range []string{"hello.ok", "run.started", "run.delta", "run.tool_started", "run.tool_finished", "run.completed", `"run.usage" (unknown type: envelope only, V-1)`, "ping"} {
 		line := "frame " + itoa(i+1) + " (line " + itoa(i+1) + ") " + want + ": ok"
 		if !strings.Contains(out, line+"\n") {
 			t.Errorf("output lacks %q:\n%s", line, out)
@@ -181,6 +181,10 @@ func TestSplit(t *testing.T) {
 	frames, err = split([]byte("{\"a\":1}\nnot json\n[1,2]\n"))
 	if err != nil || len(frames) != 3 || frames[1].line != 2 || string(frames[2].raw) != "[1,2]" {
 		t.Fatalf("damaged NDJSON: %+v, %v", frames, err)
+	}
+	frames, err = split([]byte("\xef\xbb\xbf{\"a\":1}\n{\"b\":2}\n"))
+	if err != nil || len(frames) != 2 || string(frames[0].raw) != `{"a":1}` {
+		t.Fatalf("NDJSON with a byte order mark: %+v, %v", frames, err)
 	}
 	if _, err := split([]byte("  \n")); !errors.Is(err, errNotJSON) {
 		t.Fatalf("blank input: %v, want errNotJSON", err)
