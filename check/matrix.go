@@ -24,6 +24,9 @@ type SpecEntry struct {
 // Preview lists the specs a run with these filters would select, without
 // running anything. With no filters it lists every spec.
 func Preview(labelFilter string, focus, skip []string) ([]SpecEntry, error) {
+	if err := checkSelection(labelFilter, focus, skip); err != nil {
+		return nil, err
+	}
 	sc := types.NewDefaultSuiteConfig()
 	sc.LabelFilter, sc.FocusStrings, sc.SkipStrings = labelFilter, focus, skip
 	sc.RandomSeed = 1 // a stable listing

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // JUnit XML, in the common dialect CI systems read (testsuites /
@@ -68,7 +69,7 @@ type junitSkipped struct {
 func WriteJUnit(w io.Writer, meta Meta, results []Result) error {
 	doc := junitSuites{Name: "lmp-check " + meta.Target, Time: seconds(meta.Duration)}
 	for _, section := range sections(results) {
-		s := junitSuite{Name: section, Timestamp: meta.Started, Properties: &junitProps{Props: []junitProp{
+		s := junitSuite{Name: section, Timestamp: junitTimestamp(meta.Started), Properties: &junitProps{Props: []junitProp{
 			{Name: "target", Value: meta.Target}, {Name: "profile", Value: meta.Profile},
 			{Name: "strict", Value: fmt.Sprint(meta.Strict)},
 		}}}
@@ -127,3 +128,15 @@ func details(r Result) string {
 }
 
 func seconds(s float64) string { return fmt.Sprintf("%.3f", s) }
+
+// junitTimestamp renders an RFC 3339 start time as the JUnit schema's
+// timestamp: ISO 8601 without a zone designator (the time is UTC), which is
+// what the JUnit XSD and Ginkgo's own JUnit reporter use. A value that does
+// not parse is left out rather than written invalid.
+func junitTimestamp(rfc3339 string) string {
+	t, err := time.Parse(time.RFC3339, rfc3339)
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format("2006-01-02T15:04:05")
+}

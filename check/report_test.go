@@ -42,8 +42,9 @@ func TestJUnitParses(t *testing.T) {
 		Tests   int      `xml:"tests,attr"`
 		Fail    int      `xml:"failures,attr"`
 		Suites  []struct {
-			Name  string `xml:"name,attr"`
-			Cases []struct {
+			Name      string `xml:"name,attr"`
+			Timestamp string `xml:"timestamp,attr"`
+			Cases     []struct {
 				Name    string `xml:"name,attr"`
 				Failure *struct {
 					Message string `xml:"message,attr"`
@@ -60,6 +61,10 @@ func TestJUnitParses(t *testing.T) {
 	}
 	if doc.Tests != 5 || doc.Fail != 1 || len(doc.Suites) != 2 {
 		t.Fatalf("tests=%d failures=%d suites=%d\n%s", doc.Tests, doc.Fail, len(doc.Suites), buf.String())
+	}
+	// The JUnit XSD's timestamp is ISO 8601 without a zone designator.
+	if ts := doc.Suites[0].Timestamp; ts != "2026-01-01T00:00:00" {
+		t.Errorf("testsuite timestamp %q, want 2026-01-01T00:00:00 (no zone)", ts)
 	}
 	c := doc.Suites[0].Cases[1]
 	if c.Failure == nil || c.Failure.Message != `late <&> "x"` || !strings.Contains(c.Failure.Body, "transcript of device") {

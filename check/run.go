@@ -58,6 +58,9 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		}
 		exp = e
 	}
+	if err := checkSelection(cfg.LabelFilter, cfg.Focus, cfg.Skip); err != nil {
+		return ExitUsage, err
+	}
 	hc, err := cfg.httpClient()
 	if err != nil {
 		return ExitUsage, err

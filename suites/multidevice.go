@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -90,6 +91,26 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		must.Expect(ctx, b, match.Type(lmp.TypeNotification).And(match.Field("title", marker)))
 		for _, f := range b.Pending() {
 			Expect(f.Type == lmp.TypeApprovalResolved && match.Approval(res.ApprovalID).Match(f)).To(BeFalse(), "approval.resolved sent twice")
+		}
+	}, conformance.NeedsDriver)
+
+	conformance.It("M-3,F-1", rules.SHOULD, "an approval Hermes resolves itself says decided_by agent (smart_deny) or local (another surface)", func(ctx ginkgo.SpecContext) {
+		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
+		// M-3: the resolution comes from Hermes' own post_approval_response,
+		// not from a device; docs/protocol.md maps the choice to decided_by.
+		for _, c := range []struct{ choice, surface, decidedBy string }{
+			{"smart_deny", "gateway", lmp.DecidedByAgent},
+			{"once", "cli", lmp.DecidedByLocal},
+		} {
+			res, _ := newApproval(ctx, a, time.Minute)
+			must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
+				"session_key": res.SessionKey, "request_id": res.ApprovalID, "choice": c.choice, "surface": c.surface,
+			}}), "hook post_approval_response")
+			for _, d := range []*conformance.Conn{a, b} {
+				r := must.Decode[lmp.ApprovalResolved](must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID))))
+				Expect(r.DecidedBy).To(Equal(c.decidedBy), "choice %s on surface %s", c.choice, c.surface)
+				Expect(r.Choice).To(Equal(c.choice))
+			}
 		}
 	}, conformance.NeedsDriver)
 

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // buildBinary builds lmp-check once for the exit-code tests.
@@ -67,6 +69,13 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"--no-such-flag"}, 2, "no-such-flag"},
 		{"bad expectations", []string{"--expect", filepath.Join(dir, "missing.yaml")}, 2, "--expect"},
 		{"list", []string{"list", "--label-filter", "T-2"}, 0, "[T-2]"},
+		// Ginkgo panics on a bad regexp and fails the suite on a bad label
+		// filter: both must be usage errors, caught before anything starts.
+		{"bad focus", []string{"--focus", "["}, 2, `--focus "["`},
+		{"bad skip", []string{"--skip", "(a"}, 2, `--skip "(a"`},
+		{"bad label filter", []string{"--label-filter", "((("}, 2, "Mismatched '('"},
+		{"list bad focus", []string{"list", "--focus", "["}, 2, `--focus "["`},
+		{"list bad label filter", []string{"list", "--label-filter", "P-4 &&"}, 2, "--label-filter"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,6 +102,27 @@ func TestExitCodes(t *testing.T) {
 	}
 	if err := json.Unmarshal(raw, &rep); err != nil || !rep.Conformant || len(rep.Specs) == 0 {
 		t.Errorf("JSON report: %v %+v", err, rep)
+	}
+	// The report a real run wrote validates against its published schema.
+	schemaRaw, err := os.ReadFile(filepath.Join("..", "..", "schema", "report", "lmp-check-report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat = true
+	if err := c.AddResource("report.json", bytes.NewReader(schemaRaw)); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("report.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("JSON report breaks schema/report/lmp-check-report.json: %v", err)
 	}
 	if x, err := os.ReadFile(junit); err != nil || !bytes.Contains(x, []byte("<testsuites")) {
 		t.Errorf("JUnit report: %v", err)
