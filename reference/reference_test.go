@@ -217,3 +217,15 @@ func TestHermesQuirksReachTheMock(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultAddrIsLoopback: S-2, the server binds 127.0.0.1 by default.
+func TestDefaultAddrIsLoopback(t *testing.T) {
+	host, port, err := net.SplitHostPort(reference.DefaultAddr)
+	if err != nil || host != "127.0.0.1" || port != "8787" {
+		t.Fatalf("DefaultAddr = %q, want 127.0.0.1:8787", reference.DefaultAddr)
+	}
+	inst := start(t, reference.Options{Addr: "127.0.0.1:0"})
+	if !strings.HasPrefix(inst.BaseURL, "http://127.0.0.1:") {
+		t.Fatalf("BaseURL %s", inst.BaseURL)
+	}
+}

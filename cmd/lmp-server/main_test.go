@@ -365,3 +365,12 @@ func TestBadHermesQuirksIsAUsageError(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestServeDefaultsToLoopback: S-2, `lmp-server` with no --addr binds
+// 127.0.0.1:8787.
+func TestServeDefaultsToLoopback(t *testing.T) {
+	_, stderr, code := runCLI(t, nil, "serve", "-h")
+	if code != 2 && code != 0 || !strings.Contains(stderr, `(default "127.0.0.1:8787")`) {
+		t.Fatalf("serve -h: exit %d, stderr %q", code, stderr)
+	}
+}
