@@ -122,7 +122,7 @@ func tripped(t *testing.T, schemaName string, raw []byte) []string {
 // docAt returns the schema object that holds the keyword at loc.
 func (r *registry) docAt(loc string) map[string]any {
 	id, frag, _ := strings.Cut(loc, "#")
-	var cur any = r.docs[id]
+	cur := any(r.docs[id])
 	toks := splitPointer(frag)
 	for _, tok := range toks[:len(toks)-1] {
 		cur = childOf(cur, tok)
