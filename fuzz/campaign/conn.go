@@ -2,7 +2,6 @@ package campaign
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -58,11 +57,7 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 		for {
 			typ, data, err := ws.Read(context.Background())
 			if err != nil {
-				code := int(websocket.CloseStatus(err))
-				var ce websocket.CloseError
-				if !errors.As(err, &ce) {
-					code = -1
-				}
+				code := int(websocket.CloseStatus(err)) // -1 without a close frame
 				res.closeCode = code
 				o.closed(code, weClosed.Load())
 				return

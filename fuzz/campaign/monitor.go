@@ -143,11 +143,7 @@ func (m *monitor) session(ctx context.Context, ws *websocket.Conn, baseline bool
 		for {
 			typ, data, err := ws.Read(context.Background())
 			if err != nil {
-				code := int(websocket.CloseStatus(err))
-				var ce websocket.CloseError
-				if !errors.As(err, &ce) {
-					code = -1
-				}
+				code := int(websocket.CloseStatus(err)) // -1 without a close frame
 				o.closed(code, weClosed.Load() || ctx.Err() != nil)
 				return
 			}
