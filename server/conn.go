@@ -49,14 +49,14 @@ type conn struct {
 	q        *replyQueue   // connection-scoped frames
 	ready    chan struct{} // 1-slot: wakes the writer (new event, new reply)
 	kill     chan killReq  // at most one fatal close
-	killOnce sync.Once     //
+	killOnce sync.Once
 	dying    chan struct{} // closed by the fatal close: stop waiting for room
 	gone     chan struct{} // closed when the reader ends
 	wrote    chan struct{} // closed when the writer ends
 	dead     atomic.Bool   // failing or gone: queue nothing more
-	authed   atomic.Bool   //
-	lastPong atomic.Int64  // unix nanos of the last client pong (note 8)
-	waited   atomic.Bool   // the reader once waited for room (logged once)
+	authed   atomic.Bool
+	lastPong atomic.Int64 // unix nanos of the last client pong (note 8)
+	waited   atomic.Bool  // the reader once waited for room (logged once)
 	// limit is the highest global index the log may reach before the
 	// oldest event this connection still needs is overwritten: its cursor
 	// plus ReplayWindow. Set under Server.mu at hello, then by the writer.
@@ -104,8 +104,8 @@ type outItem struct {
 // preamble is what hello starts: hello.ok, then the replayed gap in order
 // (E-5, E-7), then every event after the cursor, all before any live event.
 type preamble struct {
-	base, seq int64    // the device's base; hello.ok's seq
-	helloOK   scoped   //
+	base, seq int64 // the device's base; hello.ok's seq
+	helloOK   scoped
 	replay    []*event // written right after hello.ok
 	after     int64    // the cursor once replay is written
 	liveFrom  int64    // the newest global index at hello
