@@ -136,7 +136,7 @@ type Notification struct {
 type Task struct {
 	TaskID       string   `json:"task_id"`
 	Title        *string  `json:"title"`
-	Status       string   `json:"status"` // TaskStatusLive or TaskStatusEnded
+	Status       string   `json:"status,omitempty"` // TaskStatusLive or TaskStatusEnded; optional in the schema
 	Source       string   `json:"source"`
 	Model        *string  `json:"model"`
 	StartedAt    float64  `json:"started_at"`
