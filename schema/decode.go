@@ -63,7 +63,9 @@ func decode(raw []byte) (*instance, []problem) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, []problem{{"", "not JSON: " + err.Error()}}
 	}
-	if rest := bytes.TrimSpace(raw[dec.InputOffset():]); len(rest) > 0 {
+	// JSON whitespace is space, tab, LF and CR only (RFC 8259 §2), not
+	// every Unicode space that bytes.TrimSpace would drop.
+	if rest := bytes.Trim(raw[dec.InputOffset():], " \t\n\r"); len(rest) > 0 {
 		return nil, []problem{{"", "not one JSON value: data follows it"}}
 	}
 	in := &instance{value: v}

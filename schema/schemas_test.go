@@ -241,3 +241,19 @@ func TestMessagesNeverQuoteValues(t *testing.T) {
 		t.Errorf("limit over 2^53-1: %v", errs)
 	}
 }
+
+// TestOnlyJSONWhitespaceAroundAFrame: RFC 8259 whitespace (space, tab, LF,
+// CR) may surround a frame; any other byte after it, Unicode spaces such as
+// a vertical tab included, makes the input not one JSON value (T-3).
+func TestOnlyJSONWhitespaceAroundAFrame(t *testing.T) {
+	const frame = `{"v":1,"type":"ping","payload":{}}`
+	if errs := ValidateFrame(ClientToServer, []byte(" \t\r\n"+frame+" \t\r\n")); len(errs) != 0 {
+		t.Fatalf("JSON whitespace refused: %v", errs)
+	}
+	for _, tail := range []string{"\v", "\f", "\u00a0", "\u0085", "x"} {
+		errs := ValidateFrame(ClientToServer, []byte(frame+tail))
+		if len(errs) == 0 || !strings.Contains(errs[0].Message, "not one JSON value") {
+			t.Errorf("frame followed by %q: %v, want not one JSON value", tail, errs)
+		}
+	}
+}
