@@ -144,7 +144,7 @@ func (c *Conn) readLoop() {
 		f := Frame{Raw: data, At: time.Now(), Binary: typ == websocket.MessageBinary}
 		if f.Binary {
 			f.ParseErr = errors.New("binary frame")
-		} else if err := json.Unmarshal(data, &f.Frame); err != nil {
+		} else if err := lmp.Unmarshal(data, &f.Frame); err != nil {
 			f.ParseErr = err
 		}
 		c.transcript.add(DirReceived, data, f.Binary)

@@ -25,7 +25,7 @@ func FuzzDecodeFrame(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s2c bool, raw []byte) {
 		if s2c {
 			var fr lmp.Frame
-			jsonErr := json.Unmarshal(raw, &fr)
+			jsonErr := lmp.Unmarshal(raw, &fr)
 			p, decErr := lmp.DecodeServerPayload(fr)
 			if len(schema.ValidateFrame(schema.ServerToClient, raw)) > 0 {
 				return
@@ -48,7 +48,7 @@ func FuzzDecodeFrame(f *testing.F) {
 			return
 		}
 		var cf lmp.ClientFrame
-		jsonErr := json.Unmarshal(raw, &cf)
+		jsonErr := lmp.Unmarshal(raw, &cf)
 		p, decErr := lmp.DecodeClientPayload(cf)
 		if len(schema.ValidateFrame(schema.ClientToServer, raw)) > 0 {
 			return

@@ -112,7 +112,7 @@ func DecodePayload[T Payload](frameType string, raw json.RawMessage) (T, error) 
 	if len(raw) == 0 {
 		return p, fmt.Errorf("lmp: %s frame has no payload", frameType)
 	}
-	if err := json.Unmarshal(raw, &p); err != nil {
+	if err := Unmarshal(raw, &p); err != nil {
 		return p, fmt.Errorf("lmp: decode %s payload: %w", frameType, err)
 	}
 	return p, nil
@@ -126,7 +126,7 @@ func DecodeServerPayload(f Frame) (Payload, error) {
 		return nil, nil
 	}
 	p := newPayload()
-	if err := json.Unmarshal(f.Payload, p); err != nil {
+	if err := Unmarshal(f.Payload, p); err != nil {
 		return nil, fmt.Errorf("lmp: decode %s payload: %w", f.Type, err)
 	}
 	return derefPayload(p), nil
@@ -139,7 +139,7 @@ func DecodeClientPayload(f ClientFrame) (Payload, error) {
 		return nil, nil
 	}
 	p := newPayload()
-	if err := json.Unmarshal(f.Payload, p); err != nil {
+	if err := Unmarshal(f.Payload, p); err != nil {
 		return nil, fmt.Errorf("lmp: decode %s payload: %w", f.Type, err)
 	}
 	return derefPayload(p), nil

@@ -20,7 +20,7 @@ func (c *conn) handleHello(data []byte) {
 		c.handleFrame(data) // F-2 broken: served without hello
 		return
 	}
-	if err := json.Unmarshal(data, &f); err != nil || f.Type != lmp.TypeHello {
+	if err := lmp.Unmarshal(data, &f); err != nil || f.Type != lmp.TypeHello {
 		// F-2, note 10: hello first, refused at once otherwise.
 		c.fail(lmp.CloseProtocolError, lmp.CodeHelloRequired, "the first frame must be hello")
 		return

@@ -116,7 +116,7 @@ func (c *conn) readLoop() (tooBig bool) {
 // handleFrame dispatches one frame of an authenticated connection.
 func (c *conn) handleFrame(data []byte) {
 	var f lmp.ClientFrame
-	if err := json.Unmarshal(data, &f); err != nil || f.Type == "" {
+	if err := lmp.Unmarshal(data, &f); err != nil || f.Type == "" {
 		// Malformed frames after hello are not fatal.
 		c.sendError(lmp.CodeBadFrame, "frame is not a JSON object with v, type and payload", "")
 		return
