@@ -111,19 +111,16 @@ func (m *Mock) Close() {
 // scenario of the same name. Errors name the file and line.
 func (m *Mock) LoadScript(path string) error {
 	sc, err := parseScenarioFile(path)
-	if err != nil {
-		return err
-	}
-	m.mu.Lock()
-	m.scenarios[sc.Name] = sc
-	m.mu.Unlock()
-	return nil
+	return m.addScenario(sc, err)
 }
 
 // LoadScriptBytes is LoadScript for a script held in memory; file names it
 // in errors.
 func (m *Mock) LoadScriptBytes(file string, src []byte) error {
-	sc, err := ParseScenario(file, src)
+	return m.addScenario(ParseScenario(file, src))
+}
+
+func (m *Mock) addScenario(sc *Scenario, err error) error {
 	if err != nil {
 		return err
 	}

@@ -22,14 +22,21 @@ func takeNotes(ctx ginkgo.SpecContext, c *conformance.Conn, titles []string) []c
 	return out
 }
 
+// pairAndNotify pairs a device and has Hermes send n notifications in a
+// new chat, returning the device, the chat and the notifications' titles.
+func pairAndNotify(ctx ginkgo.SpecContext, n int) (*conformance.Conn, string, []string) {
+	a := must.Pair(ctx, "device")
+	chat := should.NewID("task_cf")
+	var titles []string
+	for range n {
+		titles = append(titles, notify(ctx, chat))
+	}
+	return a, chat, titles
+}
+
 var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 	conformance.It("E-2,E-5,E-7", rules.MUST, "a hello with last_seq gets exactly the gap re-sent, in order, with original seq and content, then live events without loss", func(ctx ginkgo.SpecContext) {
-		a := must.Pair(ctx, "device")
-		chat := should.NewID("task_cf")
-		var titles []string
-		for range 6 {
-			titles = append(titles, notify(ctx, chat))
-		}
+		a, chat, titles := pairAndNotify(ctx, 6)
 		first := takeNotes(ctx, a, titles)
 		for i := 1; i < len(first); i++ {
 			Expect(first[i].Seq).To(BeNumerically(">", first[i-1].Seq), "seq must increase strictly (E-2)")
@@ -96,12 +103,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 	// The whole stream after a reconnect, frame by frame: a spec that waits
 	// for expected frames by content would skip over a re-sent duplicate.
 	conformance.It("E-2,E-7", rules.MUST, "the replayed gap and the live events that follow it carry each seq once, in strictly increasing order", func(ctx ginkgo.SpecContext) {
-		a := must.Pair(ctx, "device")
-		chat := should.NewID("task_cf")
-		var titles []string
-		for range 4 {
-			titles = append(titles, notify(ctx, chat))
-		}
+		a, chat, titles := pairAndNotify(ctx, 4)
 		first := takeNotes(ctx, a, titles)
 		must.Succeed(a.CloseNow())
 		last := first[0].Seq

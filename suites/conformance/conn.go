@@ -81,13 +81,20 @@ func (c *Conn) Expect(ctx context.Context, m match.M) (client.Frame, error) {
 	if err != nil {
 		return f, fmt.Errorf("%s: waiting for %s: %w", c.Name, m.Desc, err)
 	}
-	if verr := ValidateFrame(f); verr != nil {
-		c.mu.Lock()
-		c.invalid = append(c.invalid, verr.Error())
-		c.mu.Unlock()
-		return f, fmt.Errorf("%s: %w", c.Name, verr)
+	return f, c.validate(f)
+}
+
+// validate checks a frame taken from the inbox and records a violation
+// for the spec's report.
+func (c *Conn) validate(f client.Frame) error {
+	verr := ValidateFrame(f)
+	if verr == nil {
+		return nil
 	}
-	return f, nil
+	c.mu.Lock()
+	c.invalid = append(c.invalid, verr.Error())
+	c.mu.Unlock()
+	return fmt.Errorf("%s: %w", c.Name, verr)
 }
 
 // Next is Expect for any frame.
@@ -99,34 +106,17 @@ func (c *Conn) Next(ctx context.Context) (client.Frame, error) {
 // waits for hello.ok or error. An error frame is returned as
 // *client.ServerError; the connection's end as *client.CloseError.
 func (c *Conn) Hello(ctx context.Context, h lmp.Hello) (lmp.HelloOK, error) {
-	if h.ProtocolVersion == 0 {
-		h.ProtocolVersion = lmp.Version
-	}
-	if h.DeviceInfo == (lmp.DeviceInfo{}) {
-		h.DeviceInfo = client.DefaultDeviceInfo
-	}
-	// The client transcript learns secrets through its own Hello; ours
-	// mirrors that so transcripts stay redacted, and the run-wide registry
-	// learns them for the log scan (S-1).
+	// The run-wide registry learns every secret for the log scan (S-1).
 	c.LearnSecret(SecretToken, h.Token)
 	c.LearnSecret(SecretCredential, h.Credential)
-	if err := c.Send(ctx, h); err != nil {
-		return lmp.HelloOK{}, err
-	}
-	f, err := c.Expect(ctx, match.Type(lmp.TypeHelloOK, lmp.TypeError))
-	if err != nil {
-		return lmp.HelloOK{}, err
-	}
-	if f.Type == lmp.TypeError {
-		e, err := lmp.DecodePayload[lmp.Error](f.Type, f.Payload)
-		if err != nil {
-			return lmp.HelloOK{}, err
+	ok, f, err := c.Conn.HelloFrame(ctx, h)
+	if f.Raw != nil {
+		if verr := c.validate(f); verr != nil {
+			return lmp.HelloOK{}, verr
 		}
-		return lmp.HelloOK{}, &client.ServerError{Payload: e}
 	}
-	ok, err := lmp.DecodePayload[lmp.HelloOK](f.Type, f.Payload)
 	if err != nil {
-		return lmp.HelloOK{}, fmt.Errorf("hello.ok: %w", err)
+		return lmp.HelloOK{}, fmt.Errorf("%s: hello: %w", c.Name, err)
 	}
 	if ok.Credential != nil {
 		c.LearnSecret(SecretCredential, *ok.Credential)
