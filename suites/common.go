@@ -49,23 +49,9 @@ func rawEnvelope(f client.Frame) map[string]any {
 
 func ptr[T any](v T) *T { return &v }
 
-// gomegaBeAssignableToFloat matches JSON numbers as encoding/json decodes
-// them into any.
-func gomegaBeAssignableToFloat() gomega.OmegaMatcher {
-	return gomega.BeAssignableToTypeOf(float64(0))
-}
-
-func gomegaMatchRegexp(re string) gomega.OmegaMatcher { return gomega.MatchRegexp(re) }
-
-func gomegaHaveOccurred() gomega.OmegaMatcher { return gomega.HaveOccurred() }
-
-func gomegaBeNil() gomega.OmegaMatcher { return gomega.BeNil() }
-
 func decodeJSON(r io.Reader, v any) error {
 	return json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(v)
 }
-
-func gomegaBeElementOf(v ...any) gomega.OmegaMatcher { return gomega.BeElementOf(v...) }
 
 // siblingHTTP replaces the path of an http(s) URL.
 func siblingHTTP(base, path string) (string, error) {
@@ -76,10 +62,6 @@ func siblingHTTP(base, path string) (string, error) {
 	u.Path, u.RawQuery, u.Fragment = path, "", ""
 	return u.String(), nil
 }
-
-func gomegaContainElement(v any) gomega.OmegaMatcher { return gomega.ContainElement(v) }
-
-func gomegaBeEmpty() gomega.OmegaMatcher { return gomega.BeEmpty() }
 
 func gomegaHaveLen(n int) gomega.OmegaMatcher { return gomega.HaveLen(n) }
 

@@ -85,7 +85,7 @@ func (c *Conn) Describe(f client.Frame) string {
 }
 
 // State says in a few words whether the connection is still open and, if
-// not, how and when (measured from since) it ended.
+// not, how and when (measured from since, unless since is zero) it ended.
 func (c *Conn) State(since time.Time) string {
 	ce := c.Closed()
 	if ce == nil {
@@ -93,7 +93,7 @@ func (c *Conn) State(since time.Time) string {
 	}
 	at := ""
 	for _, e := range c.Transcript().Entries() {
-		if e.Dir == client.DirClosed {
+		if e.Dir == client.DirClosed && !since.IsZero() {
 			at = " after " + ms(e.At.Sub(since))
 		}
 	}
@@ -144,7 +144,7 @@ func (c *Conn) waitError(desc string, since time.Time, err error) error {
 	}
 	var ce *client.CloseError
 	if !errors.As(err, &ce) {
-		what = fmt.Sprintf("%s within %s", what, ms(time.Since(since)))
+		what = fmt.Sprintf("%s (waited %s)", what, ms(time.Since(since)))
 	}
 	return &WaitError{Conn: c.Name, Desc: desc, Detail: what + "; " + c.State(since), Err: err}
 }
