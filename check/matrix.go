@@ -59,6 +59,9 @@ func WriteList(w io.Writer, specs []SpecEntry) {
 		if slices.Contains(s.Labels, "driver") {
 			extra = "  (needs --driver-url)"
 		}
+		if slices.Contains(s.Labels, "events") {
+			extra = "  (needs --driver-url or --triggers)"
+		}
 		if slices.Contains(s.Labels, "server-log") {
 			extra = "  (needs --server-log)"
 		}

@@ -68,11 +68,29 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	t := conformance.Target{
 		WSURL: cfg.URL, PairURL: cfg.PairURL, TokenCmd: cfg.TokenCmd, DriverURL: cfg.DriverURL,
 		HTTPClient: hc, Strict: cfg.Strict, ServerLog: cfg.ServerLog,
+		RevokeCmd: cfg.RevokeCmd, RestartCmd: cfg.RestartCmd, CrashCmd: cfg.CrashCmd,
+	}
+	if cfg.Triggers != "" {
+		if t.Triggers, err = conformance.LoadTriggers(cfg.Triggers); err != nil {
+			return ExitUsage, usagef("--triggers: %v", err)
+		}
 	}
 	if cfg.URL == "" {
 		if cfg.ServerLog != "" {
 			return ExitUsage, usagef("--server-log needs --url: the in-process server's own log is read without it")
 		}
+		for flag, v := range map[string]string{"--restart-cmd": cfg.RestartCmd, "--crash-cmd": cfg.CrashCmd} {
+			if v != "" {
+				return ExitUsage, usagef("%s needs --url: it acts on the server under test, and the in-process server is not a process of its own", flag)
+			}
+		}
+		// The in-process server has both sources: the event specs go
+		// through the triggers, as against a server that is not ours, the
+		// specs that observe the Hermes side through the driver.
+		if t.Triggers == nil {
+			t.Triggers = conformance.MockTriggers()
+		}
+		t.PreferTriggers = true
 		inst, prof, err := startInProcess(ctx, cfg)
 		if err != nil {
 			return ExitUsage, err
@@ -151,6 +169,15 @@ func buildProfile(ctx context.Context, cfg Config, t conformance.Target) (confor
 	set(&p.PongTimeout, cfg.PongTimeout)
 	set(&p.AuthTimeout, cfg.AuthTimeout)
 	set(&p.PairTTL, cfg.PairTTL)
+	set(&p.ApprovalTimeout, cfg.ApprovalTimeout)
+	setN := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+			p.Source = "flags"
+		}
+	}
+	setN(&p.ReplayWindow, cfg.ReplayWindow)
+	setN(&p.RequestIDWindow, cfg.RequestWindow)
 	return p, nil
 }
 

@@ -32,14 +32,6 @@ func slack(d time.Duration) time.Duration {
 	return max(d/5, time.Second)
 }
 
-// rawPayload decodes a frame's payload into a generic map, to check which
-// fields are present.
-func rawPayload(f client.Frame) map[string]any {
-	var m map[string]any
-	_ = json.Unmarshal(f.Payload, &m)
-	return m
-}
-
 // rawEnvelope decodes a frame into a generic map.
 func rawEnvelope(f client.Frame) map[string]any {
 	var m map[string]any

@@ -8,9 +8,6 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/loomi-lmp/lmpkit/driver"
-	"github.com/loomi-lmp/lmpkit/lmp"
-	"github.com/loomi-lmp/lmpkit/suites/conformance"
-	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
@@ -104,19 +101,6 @@ func messageText(c driver.Call) string {
 	return s
 }
 
-func withText(text string) func(driver.Call) bool {
-	return func(c driver.Call) bool { return messageText(c) == text }
-}
-
 func argIs(name, value string) func(driver.Call) bool {
 	return func(c driver.Call) bool { return fmt.Sprint(c.Args[name]) == value }
-}
-
-// startLongRun plays the long scenario (a run that streams until it is
-// interrupted) in a new task and waits until c sees its run.started.
-func startLongRun(ctx context.Context, c *conformance.Conn) (driver.PlayResponse, lmp.RunStarted) {
-	play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long"})
-	must.Succeed(err)
-	started := must.Expect(ctx, c, match.Task(play.TaskID).And(match.Type(lmp.TypeRunStarted)))
-	return play, must.Decode[lmp.RunStarted](started)
 }

@@ -71,12 +71,11 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-4", rules.MUST, "a run that ends with an error sends run.failed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
-		t.start(ctx)
-		t.end(ctx, "", "model overloaded")
-		f := must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunFailed)))
-		Expect(must.Decode[lmp.RunFailed](f).Error).To(Equal("model overloaded"))
-	}, conformance.NeedsDriver)
+		r, err := conformance.Events().FailingRun(ctx, c)
+		must.Succeed(err, "start a failing run")
+		f := must.Expect(ctx, c, match.Task(r.Task).And(match.Type(lmp.TypeRunFailed)))
+		Expect(must.Decode[lmp.RunFailed](f).Error).NotTo(gomegaBeEmpty(), "run.failed carries the run's error")
+	}, conformance.NeedsEvents)
 
 	conformance.It("F-4", rules.SHOULD, "exactly one terminal frame per run, and nothing after it (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
@@ -105,49 +104,53 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		text := "/mock help " + should.NewID("")
+		text := conformance.Events().Text("reply", 0)
 		rid := should.NewID("rq-")
 		f := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
 		Expect(f.Type).To(Equal(lmp.TypeAck), "session.send answer: %s", f.Raw)
-		got := eventuallyCalls(ctx, 1, "handle_message", withText(text))
-		Expect(got).To(gomegaHaveLen(1))
 		ack := must.Decode[lmp.Ack](f)
 		Expect(lmp.Deref(ack.TaskID)).NotTo(Equal(""), "ack names the new task (note 5)")
-	}, conformance.NeedsDriver)
+		// Hermes took the message: the task it names runs a turn.
+		must.Expect(ctx, c, match.Task(lmp.Deref(ack.TaskID)).And(match.Type(lmp.TypeRunStarted)))
+		must.Expect(ctx, c, match.Task(lmp.Deref(ack.TaskID)).And(match.Terminal()))
+	}, conformance.NeedsEvents)
 
 	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		play, st := startLongRun(ctx, c)
-		must.Send(ctx, c, lmp.RunCancel{RunID: st.RunID})
-		eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", play.TaskID))
-		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
-	}, conformance.NeedsDriver)
+		r := startLongRun(ctx, c)
+		must.Send(ctx, c, lmp.RunCancel{RunID: r.Started.RunID})
+		hermesHalf(func() { eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", r.Task)) })
+		must.Expect(ctx, c, match.Run(r.Started.RunID).And(match.Terminal()))
+	}, conformance.NeedsEvents)
 
 	conformance.It("F-6", rules.SHOULD, "a cancelled run ends with run.completed status cancelled (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		_, st := startLongRun(ctx, c)
-		must.Send(ctx, c, lmp.RunCancel{RunID: st.RunID})
-		f := must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
+		r := startLongRun(ctx, c)
+		must.Send(ctx, c, lmp.RunCancel{RunID: r.Started.RunID})
+		f := must.Expect(ctx, c, match.Run(r.Started.RunID).And(match.Terminal()))
 		Expect(f.Type).To(Equal(lmp.TypeRunCompleted), "terminal frame of a cancelled run: %s", f.Raw)
 		Expect(must.Decode[lmp.RunCompleted](f).Status).To(Equal(lmp.RunStatusCancelled))
-	}, conformance.NeedsDriver)
+	}, conformance.NeedsEvents)
 
 	conformance.It("F-7", rules.MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		play, st := startLongRun(ctx, c)
+		r := startLongRun(ctx, c)
+		st := r.Started
 		must.Send(ctx, c, lmp.RunPause{RunID: st.RunID})
-		eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", play.TaskID))
+		hermesHalf(func() { eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", r.Task)) })
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
 		must.Send(ctx, c, lmp.RunResume{RunID: st.RunID})
-		got := eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
-			ev, _ := call.Args["event"].(map[string]any)
-			src, _ := ev["source"].(map[string]any)
-			return src["chat_id"] == play.TaskID
+		hermesHalf(func() {
+			got := eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
+				ev, _ := call.Args["event"].(map[string]any)
+				src, _ := ev["source"].(map[string]any)
+				return src["chat_id"] == r.Task
+			})
+			Expect(strings.ToLower(messageText(got[len(got)-1]))).To(gomegaContainSubstring("continue"))
 		})
-		Expect(strings.ToLower(messageText(got[len(got)-1]))).To(gomegaContainSubstring("continue"))
-		// The resumed turn runs "reply" in the same task; stop it.
-		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(play.TaskID).And(match.Type(lmp.TypeRunStarted))))
+		// The resumed turn runs in the same task; wait for its end.
+		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(r.Task).And(match.Type(lmp.TypeRunStarted))))
 		Expect(next.RunID).NotTo(Equal(st.RunID), "run.resume starts a new run in the same task")
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
-	}, conformance.NeedsDriver)
+	}, conformance.NeedsEvents)
 })

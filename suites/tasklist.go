@@ -47,4 +47,20 @@ var _ = conformance.Section("§4 task.list", "tasklist", func() {
 		one := must.Decode[lmp.TaskListResult](must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(1)}, rid))
 		Expect(len(one.Tasks)).To(BeNumerically("<=", 1), "limit 1")
 	}, conformance.NeedsDriver)
+
+	conformance.It("F-9", rules.MUST, "task.list lists the tasks created in-band by session.send, and honours limit", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		var created []string
+		for range 2 {
+			created = append(created, ownTask(ctx, c))
+		}
+		rid := should.NewID("tl-")
+		all := must.Decode[lmp.TaskListResult](must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(200)}, rid))
+		for _, id := range created {
+			Expect(taskIDs(all)).To(HaveKey(id), "a task created by session.send")
+		}
+		rid = should.NewID("tl-")
+		one := must.Decode[lmp.TaskListResult](must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(1)}, rid))
+		Expect(len(one.Tasks)).To(BeNumerically("<=", 1), "limit 1")
+	}, conformance.NeedsEvents)
 })

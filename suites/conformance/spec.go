@@ -65,12 +65,13 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	}
 	labels := append([]string{string(level)}, ruleIDs...)
 	args := []any{ginkgo.Label(labels...)}
-	needsDriver := false
+	needsDriver, needsEvents := false, false
 	hasTimeout := false
 	for _, d := range decorators {
 		if l, ok := d.(ginkgo.Labels); ok {
 			for _, v := range l {
 				needsDriver = needsDriver || v == LabelDriver
+				needsEvents = needsEvents || v == LabelEvents
 			}
 		}
 		if _, ok := d.(ginkgo.SpecTimeout); ok {
@@ -82,8 +83,13 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 		args = append(args, ginkgo.SpecTimeout(DefaultSpecTimeout()))
 	}
 	wrapped := func(ctx ginkgo.SpecContext) {
-		if needsDriver && !Current().HasDriver() {
+		switch {
+		case needsDriver && !Current().HasDriver():
 			ginkgo.Skip(SkipNoDriver)
+		case needsDriver:
+			recordSource(SourceDriver)
+		case needsEvents && Current().EventSource() == SourceNone:
+			ginkgo.Skip(SkipNoEvents)
 		}
 		body(ctx)
 	}
@@ -107,8 +113,9 @@ func Wait() time.Duration { return 10 * time.Second }
 // spec state: the connections the running spec opened. Specs run one at a
 // time in a process; probes register their connections separately.
 var (
-	specMu    sync.Mutex
-	specConns []*Conn
+	specMu     sync.Mutex
+	specConns  []*Conn
+	specSource Source // the event source the running spec recorded
 )
 
 func track(c *Conn) {
@@ -132,7 +139,7 @@ var attached []*Conn
 func finishSpec() {
 	specMu.Lock()
 	conns, extra := specConns, attached
-	specConns, attached = nil, nil
+	specConns, attached, specSource = nil, nil, ""
 	specMu.Unlock()
 	defer func() {
 		for _, c := range conns {
@@ -155,4 +162,17 @@ func finishSpec() {
 	if len(problems) > 0 {
 		ginkgo.Fail("frames received that break the schema (E-1, F-1):\n" + strings.Join(problems, "\n"))
 	}
+}
+
+// EntryNotObserved names the report entry of NotObserved.
+const EntryNotObserved = "not observed"
+
+// NotObserved records that the running spec, although labelled with these
+// rule IDs, did not observe them this time (why says so): lmp-check's
+// coverage does not count them for it. ids are separated by commas.
+func NotObserved(ids, why string) {
+	if err := rules.Validate(splitIDs(ids)...); err != nil {
+		panic(fmt.Sprintf("conformance.NotObserved(%q): %v", ids, err))
+	}
+	ginkgo.AddReportEntry(EntryNotObserved, strings.Join(splitIDs(ids), ",")+": "+why)
 }

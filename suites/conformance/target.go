@@ -38,6 +38,24 @@ type Target struct {
 	// without driver.Prefix). Empty skips the specs that need Hermes-side
 	// events.
 	DriverURL string
+	// Triggers are the session.send texts that produce Hermes-side events
+	// on a server without a driver (--triggers). Nil without them.
+	Triggers *Triggers
+	// PreferTriggers makes the event specs use Triggers even when there is
+	// a driver (the in-process run: the driver serves the specs that
+	// observe the Hermes side, triggers the others, so one run exercises
+	// both).
+	PreferTriggers bool
+	// RevokeCmd is a shell command that revokes the device named by its
+	// {device_id} placeholder; exit status 0 means revoked (--revoke-cmd).
+	// Empty: devices are revoked through the loopback admin endpoint
+	// beside PairURL, if the server has one.
+	RevokeCmd string
+	// RestartCmd stops the server gracefully and starts it again
+	// (--restart-cmd); CrashCmd kills it with SIGKILL and starts it again
+	// (--crash-cmd). Each may return before the server answers: the
+	// caller waits for /health. Empty skips the specs that need them.
+	RestartCmd, CrashCmd string
 	// HTTPClient carries TLS settings for https/wss; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
