@@ -32,6 +32,14 @@ func slack(d time.Duration) time.Duration {
 	return max(d/5, time.Second)
 }
 
+// rawPayload decodes a frame's payload into a generic map, to check which
+// fields are present.
+func rawPayload(f client.Frame) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(f.Payload, &m)
+	return m
+}
+
 // rawEnvelope decodes a frame into a generic map.
 func rawEnvelope(f client.Frame) map[string]any {
 	var m map[string]any
@@ -54,7 +62,3 @@ func siblingHTTP(base, path string) (string, error) {
 	u.Path, u.RawQuery, u.Fragment = path, "", ""
 	return u.String(), nil
 }
-
-func gomegaHaveLen(n int) gomega.OmegaMatcher { return gomega.HaveLen(n) }
-
-func gomegaContainSubstring(s string) gomega.OmegaMatcher { return gomega.ContainSubstring(s) }
