@@ -193,6 +193,5 @@ func freeLoopbackAddr(t *testing.T) string {
 // offers besides the wire: the built-in triggers for Hermes-side events,
 // and the upstream's own revoke command.
 func variantTargetFlags(serverBin, upstream string) []string {
-	return nil
 	return []string{"--triggers", "mock", "--revoke-cmd", fmt.Sprintf("%s revoke --addr %s {device_id}", serverBin, upstream)}
 }
