@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -73,7 +74,7 @@ func scalar(v any) string {
 	case nil:
 		return "null"
 	case float64:
-		return fmt.Sprint(t)
+		return strconv.FormatFloat(t, 'f', -1, 64) // a timestamp in full, not 1.79e+09
 	}
 	return fmt.Sprint(v)
 }

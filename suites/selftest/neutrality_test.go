@@ -109,7 +109,7 @@ func TestNeutrality(t *testing.T) {
 			}
 			failed = append(failed, id)
 		case check.Observed:
-			observed = append(observed, id)
+			observed = append(observed, id+": "+firstLine(s.Reason))
 		case check.Skipped:
 			skipped = append(skipped, id+": "+s.Reason)
 		}
@@ -125,8 +125,8 @@ func TestNeutrality(t *testing.T) {
 	if len(observed) == 0 {
 		t.Error("no INFO spec observed the variant's own codes and names")
 	}
-	t.Logf("the variant under --strict: %d specs, %d SHOULD failures, %d INFO observations, %d skipped:\n  %s",
-		len(rep.Specs), len(failed), len(observed), len(skipped), strings.Join(skipped, "\n  "))
+	t.Logf("the variant under --strict: %d specs, %d SHOULD failures, %d INFO observations:\n  %s\n%d skipped:\n  %s",
+		len(rep.Specs), len(failed), len(observed), strings.Join(observed, "\n  "), len(skipped), strings.Join(skipped, "\n  "))
 	if t.Failed() {
 		t.Logf("lmp-check output:\n%s", tail(out.String()))
 	}
@@ -194,4 +194,9 @@ func freeLoopbackAddr(t *testing.T) string {
 // and the upstream's own revoke command.
 func variantTargetFlags(serverBin, upstream string) []string {
 	return []string{"--triggers", "mock", "--revoke-cmd", fmt.Sprintf("%s revoke --addr %s {device_id}", serverBin, upstream)}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
