@@ -44,7 +44,7 @@ func TestNeutrality(t *testing.T) {
 		t.Skip("the neutrality self-test runs lmp-check against a second implementation")
 	}
 	dir := t.TempDir()
-	checkBin, err := buildCheck(dir)
+	checkBin, err := buildCheck(nil, dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
