@@ -196,9 +196,21 @@ func AwaitRefusal(ctx context.Context, c *conformance.Conn, prior error) Refusal
 	var r Refusal
 	if e, ok := ServerError(prior); ok {
 		r.Error = &e
-	} else if f, err := Expect(ctx, c, match.Type(lmp.TypeError)); err == nil {
-		if e, err := ErrorPayload(f); err == nil {
-			r.Error = &e
+	} else {
+		f, err := Expect(ctx, c, match.Type(lmp.TypeError))
+		var ce *client.CloseError
+		switch {
+		case err == nil:
+			if e, err := ErrorPayload(f); err == nil {
+				r.Error = &e
+			}
+		case errors.As(err, &ce):
+			r.Close = ce
+			return r
+		default:
+			// Neither an error frame nor a close within the bound: the
+			// server let the frame pass.
+			return r
 		}
 	}
 	if r.Error != nil && !r.Error.Fatal {
