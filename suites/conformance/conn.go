@@ -149,3 +149,14 @@ func (c *Conn) problems() []string {
 	}
 	return out
 }
+
+// WaitClosed waits until the server ends the connection and returns how.
+// When it does not, the error (a *WaitError) says what came meanwhile.
+func (c *Conn) WaitClosed(ctx context.Context) (*client.CloseError, error) {
+	start := time.Now()
+	ce, err := c.Conn.WaitClosed(ctx)
+	if err != nil {
+		return nil, c.waitError("the server to close the connection", start, err)
+	}
+	return ce, nil
+}

@@ -60,6 +60,13 @@ func TestWaitFailureSaysWhatCameInstead(t *testing.T) {
 		t.Errorf("message %q names the deadline although a frame arrived", got)
 	}
 
+	wctx2, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel2()
+	_, err = c.WaitClosed(wctx2)
+	if got := err.Error(); !strings.Contains(got, "device: waiting for the server to close the connection: got error{") || !strings.HasSuffix(got, "; the connection stayed open") {
+		t.Errorf("message of a close that did not come: %q", got)
+	}
+
 	frames <- "close"
 	_, err = c.Expect(ctx, match.Type("pong"))
 	if got := err.Error(); !strings.Contains(got, `the server closed the connection with 4001 "bye" after `) {

@@ -120,11 +120,7 @@ func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload, requestID 
 func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) (*client.CloseError, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	ce, err := c.WaitClosed(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Name, err)
-	}
-	return ce, nil
+	return c.WaitClosed(ctx)
 }
 
 // ErrorPayload decodes an error frame.
