@@ -3,7 +3,6 @@ package suites
 import (
 	"encoding/json"
 	"io"
-	"net/url"
 	"time"
 
 	"github.com/onsi/gomega"
@@ -58,16 +57,6 @@ func decodeJSON(r io.Reader, v any) error {
 }
 
 func gomegaBeElementOf(v ...any) gomega.OmegaMatcher { return gomega.BeElementOf(v...) }
-
-// siblingHTTP replaces the path of an http(s) URL.
-func siblingHTTP(base, path string) (string, error) {
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", err
-	}
-	u.Path, u.RawQuery, u.Fragment = path, "", ""
-	return u.String(), nil
-}
 
 func gomegaContainElement(v any) gomega.OmegaMatcher { return gomega.ContainElement(v) }
 
