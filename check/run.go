@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -58,8 +59,12 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		}
 		exp = e
 	}
-	if err := checkSelection(cfg.LabelFilter, cfg.Focus, cfg.Skip); err != nil {
+	selected, err := Preview(cfg.LabelFilter, cfg.Focus, cfg.Skip)
+	if err != nil {
 		return ExitUsage, err
+	}
+	if len(selected) == 0 {
+		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(cfg))
 	}
 	hc, err := cfg.httpClient()
 	if err != nil {
@@ -136,6 +141,9 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	sum := Summarize(results)
 	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict,
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
+	if cfg.URL != "" {
+		meta.Devices = cleanUp(ctx, conformance.Current())
+	}
 	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
 	if err := writeFile(cfg.JUnitReport, func(w io.Writer) error { return WriteJUnit(w, meta, results) }); err != nil {
 		return ExitUsage, fmt.Errorf("--junit-report: %w", err)
@@ -255,4 +263,34 @@ func ExitCodeOf(err error) int {
 		return ExitUsage
 	}
 	return ExitNotConformant
+}
+
+// cleanUp revokes the devices the run paired and says what became of
+// them: a run must not leave its devices in a developer's server.
+func cleanUp(ctx context.Context, t *conformance.Target) string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	c := conformance.RevokePaired(ctx, t)
+	switch {
+	case c.Paired == 0:
+		return "the run paired none"
+	case c.Left == 0:
+		return fmt.Sprintf("the run paired %d and revoked them all", c.Paired)
+	}
+	return fmt.Sprintf("the run paired %d, revoked %d and had to leave %d: %v", c.Paired, c.Revoked, c.Left, c.Err)
+}
+
+// selectionString describes the selection flags for an error message.
+func selectionString(cfg Config) string {
+	var parts []string
+	if cfg.LabelFilter != "" {
+		parts = append(parts, fmt.Sprintf("--label-filter %q", cfg.LabelFilter))
+	}
+	for _, f := range cfg.Focus {
+		parts = append(parts, fmt.Sprintf("--focus %q", f))
+	}
+	for _, f := range cfg.Skip {
+		parts = append(parts, fmt.Sprintf("--skip %q", f))
+	}
+	return strings.Join(parts, " ")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
@@ -54,6 +55,13 @@ type Result struct {
 	Transcripts []Transcript
 	Notes       []Transcript // other report entries
 	Expectation *Expectation
+	// Source is the event source the spec ran through: driver, triggers,
+	// or none (conformance.Source).
+	Source string
+	// NotObserved are rule IDs the spec is labelled with but did not
+	// observe in this run (conformance.NotObserved): coverage leaves them
+	// out.
+	NotObserved []string
 }
 
 // ID is "[rules] text", unique enough to name a spec.
@@ -121,8 +129,16 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 			}
 			r.Location = s.Failure.Location.String()
 		}
+		r.Source = string(conformance.SourceNone)
 		for _, e := range s.ReportEntries {
 			entry := Transcript{Name: e.Name, Text: e.StringRepresentation()}
+			switch e.Name {
+			case conformance.EntryEventSource:
+				r.Source = entry.Text
+			case conformance.EntryNotObserved:
+				ids, _, _ := strings.Cut(entry.Text, ": ")
+				r.NotObserved = append(r.NotObserved, strings.Split(ids, ",")...)
+			}
 			if strings.HasPrefix(e.Name, "transcript: ") {
 				entry.Name = strings.TrimPrefix(e.Name, "transcript: ")
 				r.Transcripts = append(r.Transcripts, entry)
@@ -152,10 +168,13 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 
 // Summary counts verdicts and rule coverage.
 type Summary struct {
-	Counts           map[Verdict]int
-	RulesTotal       int
-	RulesChecked     []string // rules with at least one spec that ran
-	RulesSkipped     []string // rules whose every spec was skipped
+	Counts       map[Verdict]int
+	RulesTotal   int
+	RulesChecked []string // rules a spec that ran observed
+	// RuleSources maps each checked rule to the event sources its specs
+	// ran through (driver, triggers, none), sorted.
+	RuleSources      map[string][]string
+	RulesSkipped     []string // rules no spec observed: each was skipped or did not observe it
 	RulesUncheckable []string
 	SkipReasons      map[string]int // reason → specs
 	Conformant       bool
@@ -163,7 +182,8 @@ type Summary struct {
 
 // Summarize counts verdicts and which rules the run covered.
 func Summarize(results []Result) Summary {
-	s := Summary{Counts: map[Verdict]int{}, SkipReasons: map[string]int{}, RulesTotal: len(rules.Table), Conformant: true}
+	s := Summary{Counts: map[Verdict]int{}, SkipReasons: map[string]int{}, RuleSources: map[string][]string{},
+		RulesTotal: len(rules.Table), Conformant: true}
 	ran, skipped := map[string]bool{}, map[string]bool{}
 	for _, r := range results {
 		s.Counts[r.Verdict]++
@@ -171,10 +191,17 @@ func Summarize(results []Result) Summary {
 			s.Conformant = false
 		}
 		for _, id := range r.Rules {
-			if r.Verdict == Skipped {
+			switch {
+			case r.Verdict == Skipped:
 				skipped[id] = true
-			} else {
+			case slices.Contains(r.NotObserved, id):
+				// labelled, but not observed this time: not coverage
+			default:
 				ran[id] = true
+				if !slices.Contains(s.RuleSources[id], r.Source) {
+					s.RuleSources[id] = append(s.RuleSources[id], r.Source)
+					slices.Sort(s.RuleSources[id])
+				}
 			}
 		}
 		if r.Verdict == Skipped {
@@ -185,7 +212,7 @@ func Summarize(results []Result) Summary {
 		switch {
 		case ran[rule.ID]:
 			s.RulesChecked = append(s.RulesChecked, rule.ID)
-		case skipped[rule.ID]:
+		case skipped[rule.ID] || notObserved(results, rule.ID):
 			s.RulesSkipped = append(s.RulesSkipped, rule.ID)
 		}
 		if _, ok := rules.Uncheckable[rule.ID]; ok {
@@ -209,4 +236,15 @@ func (s Summary) ExitCode() int {
 		return ExitConformant
 	}
 	return ExitNotConformant
+}
+
+// notObserved reports whether some spec that ran is labelled with id but
+// did not observe it.
+func notObserved(results []Result, id string) bool {
+	for _, r := range results {
+		if r.Verdict != Skipped && slices.Contains(r.NotObserved, id) {
+			return true
+		}
+	}
+	return false
 }

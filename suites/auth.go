@@ -2,8 +2,8 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -170,22 +170,12 @@ func expectCodes(r should.Refusal, code string, closeCode int) {
 	soft.Done()
 }
 
-// revoke revokes a device through the loopback device endpoint beside the
-// pairing URL; it skips the spec when there is none.
+// revoke revokes a device through --revoke-cmd or the loopback endpoint
+// beside the pairing URL; it skips the spec when there is neither.
 func revoke(ctx context.Context, deviceID string) {
-	t := target()
-	if t.PairURL == "" {
-		ginkgo.Skip("needs --pair-url: devices are revoked through the loopback endpoint beside it")
+	err := target().Revoke(ctx, deviceID)
+	if errors.Is(err, conformance.ErrNoRevoke) {
+		ginkgo.Skip(err.Error())
 	}
-	u, err := siblingHTTP(t.PairURL, "/internal/devices/"+deviceID+"/revoke")
-	must.Succeed(err)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
-	must.Succeed(err)
-	resp, err := t.HTTPClient.Do(req)
-	must.Succeed(err)
-	resp.Body.Close()
-	if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
-		ginkgo.Skip(fmt.Sprintf("the server has no revoke endpoint at %s (HTTP %d)", u, resp.StatusCode))
-	}
-	Expect(resp.StatusCode).To(BeNumerically("<", 300), "POST %s", u)
+	must.Succeed(err, "revoke device %s", deviceID)
 }

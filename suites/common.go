@@ -3,23 +3,10 @@ package suites
 import (
 	"encoding/json"
 	"io"
-	"net/url"
 	"time"
-
-	"github.com/onsi/gomega"
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
-)
-
-// Short names for the specs.
-var (
-	Expect        = gomega.Expect
-	Equal         = gomega.Equal
-	BeTrue        = gomega.BeTrue
-	BeFalse       = gomega.BeFalse
-	HaveKey       = gomega.HaveKey
-	BeNumerically = gomega.BeNumerically
 )
 
 func target() *conformance.Target { return conformance.Current() }
@@ -53,12 +40,3 @@ func decodeJSON(r io.Reader, v any) error {
 	return json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(v)
 }
 
-// siblingHTTP replaces the path of an http(s) URL.
-func siblingHTTP(base, path string) (string, error) {
-	u, err := url.Parse(base)
-	if err != nil {
-		return "", err
-	}
-	u.Path, u.RawQuery, u.Fragment = path, "", ""
-	return u.String(), nil
-}

@@ -69,6 +69,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"--no-such-flag"}, 2, "no-such-flag"},
 		{"bad expectations", []string{"--expect", filepath.Join(dir, "missing.yaml")}, 2, "--expect"},
 		{"list", []string{"list", "--label-filter", "T-2"}, 0, "[T-2]"},
+		{"selection matches no spec", []string{"--focus", "no spec says this"}, 2, `the selection (--focus "no spec says this") matches no spec`},
+		{"bad triggers file", []string{"--triggers", expect}, 2, "--triggers"},
+		{"missing triggers file", []string{"--triggers", filepath.Join(dir, "none.yaml")}, 2, "none.yaml"},
+		{"restart without url", []string{"--restart-cmd", "true"}, 2, "--restart-cmd needs --url"},
 		// Ginkgo panics on a bad regexp and fails the suite on a bad label
 		// filter: both must be usage errors, caught before anything starts.
 		{"bad focus", []string{"--focus", "["}, 2, `--focus "["`},

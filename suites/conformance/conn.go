@@ -131,6 +131,7 @@ func (c *Conn) Hello(ctx context.Context, h lmp.Hello) (lmp.HelloOK, error) {
 	}
 	if ok.Credential != nil {
 		c.LearnSecret(SecretCredential, *ok.Credential)
+		recordPaired(ok.DeviceID) // revoked when the run ends
 	}
 	c.HelloOK, c.HelloSeq = ok, f.Seq
 	return ok, nil

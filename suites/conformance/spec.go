@@ -47,7 +47,9 @@ var ReadsServerLog = ginkgo.Label(LabelServerLog)
 func Section(title, label string, body func()) bool {
 	return ginkgo.Describe(title, ginkgo.Label("section:"+label), func() {
 		ginkgo.AfterEach(finishSpec)
+		sectionLabel = "section:" + label
 		body()
+		sectionLabel = ""
 	})
 }
 
@@ -65,14 +67,17 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	}
 	labels := append([]string{string(level)}, ruleIDs...)
 	args := []any{ginkgo.Label(labels...)}
-	needsDriver, needsEvents := false, false
+	needsDriver, needsEvents, timer := false, false, false
 	hasTimeout := false
+	all := append([]string{sectionLabel}, labels...)
 	for _, d := range decorators {
 		if l, ok := d.(ginkgo.Labels); ok {
 			for _, v := range l {
 				needsDriver = needsDriver || v == LabelDriver
 				needsEvents = needsEvents || v == LabelEvents
+				timer = timer || v == LabelTimer
 			}
+			all = append(all, l...)
 		}
 		if _, ok := d.(ginkgo.SpecTimeout); ok {
 			hasTimeout = true
@@ -81,6 +86,9 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	}
 	if !hasTimeout {
 		args = append(args, ginkgo.SpecTimeout(DefaultSpecTimeout()))
+	}
+	if timer {
+		timerSpecLabels = append(timerSpecLabels, all)
 	}
 	wrapped := func(ctx ginkgo.SpecContext) {
 		switch {
@@ -96,6 +104,14 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	args = append(args, wrapped)
 	return ginkgo.It("["+strings.Join(ruleIDs, ",")+"] "+text, args...)
 }
+
+// The tree is built in one goroutine before the suite runs: the section
+// being declared, and the labels of every timer spec (StartProbes reads
+// them to learn whether the selection holds one).
+var (
+	sectionLabel    string
+	timerSpecLabels [][]string
+)
 
 func splitIDs(ids string) []string {
 	return strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' })

@@ -73,11 +73,14 @@ func ParseTriggers(name string, raw []byte) (*Triggers, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if doc == nil {
-		doc = map[string]any{} // an empty file: no triggers
+		return nil, fmt.Errorf("%s is empty: it names no event (reply, notifications, approval, failing_run, long_run)", name)
 	}
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if m, ok := doc.(map[string]any); ok && !namesAnEvent(m) {
+		return nil, fmt.Errorf("%s names no event: give at least one of reply, notifications, approval, failing_run, long_run (schema/triggers.schema.json)", name)
 	}
 	if errs := schema.ValidateDocument(TriggersSchema, js); len(errs) > 0 {
 		lines := make([]string, len(errs))
@@ -97,4 +100,15 @@ func ParseTriggers(name string, raw []byte) (*Triggers, error) {
 // NotificationsText is the notifications trigger for n notifications.
 func (t *Triggers) NotificationsText(n int) string {
 	return strings.ReplaceAll(t.Notifications, "{n}", strconv.Itoa(n))
+}
+
+// namesAnEvent reports whether a triggers document has a key of the
+// schema's (the schema's anyOf says the same, less readably).
+func namesAnEvent(m map[string]any) bool {
+	for _, k := range []string{"reply", "notifications", "approval", "failing_run", "long_run"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
 }

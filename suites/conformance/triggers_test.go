@@ -33,6 +33,8 @@ func TestParseTriggersNamesTheProblem(t *testing.T) {
 		{"empty.yaml", "reply: ''\n", "/reply"},
 		{"list.yaml", "- reply\n", "triggers.schema.json"},
 		{"syntax.yaml", "reply: [\n", "syntax.yaml"},
+		{"other.yaml", "expectations: []\n", "names no event"},
+		{"empty.yaml", "", "names no event"},
 	} {
 		_, err := ParseTriggers(tc.name, []byte(tc.src))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
@@ -42,9 +44,6 @@ func TestParseTriggersNamesTheProblem(t *testing.T) {
 	tr, err := ParseTriggers("partial.yaml", []byte("notifications: '!notify {n}'\nx-note: unknown keys are ignored\n"))
 	if err != nil || tr.NotificationsText(3) != "!notify 3" || tr.Approval != "" {
 		t.Errorf("partial: %+v, %v", tr, err)
-	}
-	if tr, err := ParseTriggers("empty.yaml", nil); err != nil || *tr != (Triggers{Name: "empty.yaml"}) {
-		t.Errorf("an empty file: %+v, %v", tr, err)
 	}
 }
 
