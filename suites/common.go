@@ -39,4 +39,3 @@ func ptr[T any](v T) *T { return &v }
 func decodeJSON(r io.Reader, v any) error {
 	return json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(v)
 }
-
