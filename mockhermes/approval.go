@@ -50,21 +50,6 @@ func Granted(choice string) bool {
 	return true
 }
 
-// choicesFor narrows the prompt's actions like send_exec_approval does.
-func choicesFor(s ApprovalSpec) []server.PromptAction {
-	once := server.PromptAction{Label: "Allow once", Choice: lmp.ChoiceOnce, Style: lmp.StylePrimary}
-	sess := server.PromptAction{Label: "Allow for this session", Choice: lmp.ChoiceSession, Style: lmp.StyleSecondary}
-	always := server.PromptAction{Label: "Always allow", Choice: lmp.ChoiceAlways, Style: lmp.StyleSecondary}
-	deny := server.PromptAction{Label: "Deny", Choice: lmp.ChoiceDeny, Style: lmp.StyleDanger}
-	switch {
-	case s.SmartDenied, !s.AllowSession:
-		return []server.PromptAction{once, deny}
-	case !s.AllowPermanent:
-		return []server.PromptAction{once, sess, deny}
-	}
-	return []server.PromptAction{once, sess, always, deny}
-}
-
 func (s ApprovalSpec) hookKwargs(sessionKey string) map[string]any {
 	pattern := s.PatternKey
 	if pattern == "" {
@@ -74,11 +59,18 @@ func (s ApprovalSpec) hookKwargs(sessionKey string) map[string]any {
 	if s.SmartDenied {
 		surface = "smart"
 	}
-	return map[string]any{
+	kw := map[string]any{
 		"command": s.Command, "description": s.Description,
 		"pattern_key": pattern, "pattern_keys": []string{pattern},
 		"session_key": sessionKey, "surface": surface,
 	}
+	// The approval hooks name their turn (turn_id, tool_call_id,
+	// session_id); the mock's gateway turns run with session_id == chat.
+	kw["turn_id"], kw["tool_call_id"], kw["session_id"] = nil, nil, s.ChatID
+	if turn, ok := strings.CutPrefix(s.RunID, "run_"); ok {
+		kw["turn_id"] = turn
+	}
+	return kw
 }
 
 // patternOf imitates Hermes' dangerous-pattern key: the command's first word.
@@ -122,15 +114,20 @@ func (m *Mock) StartApproval(ctx context.Context, s ApprovalSpec) (*Approval, er
 	m.mu.Unlock()
 
 	m.hook(ctx, "pre_approval_request", s.hookKwargs(p.sessionKey))
+	text := "Approval required: " + s.Command + " (reply /approve or /deny)"
+	if !a.SupportsExecApprovalButtons() {
+		a.Send(ctx, s.ChatID, text, map[string]any{"is_approval_prompt": true})
+		return &Approval{m: m, p: p, deadline: deadline}, nil
+	}
 	err := a.SendExecApprovalPrompt(ctx, server.ExecApprovalPrompt{
 		ChatID: s.ChatID, Command: s.Command, SessionKey: p.sessionKey,
-		Description: s.Description, Choices: choicesFor(s), SmartDenied: s.SmartDenied,
-		RequestID: p.id, Deadline: deadline, RunID: s.RunID,
+		Description: s.Description, AllowPermanent: s.AllowPermanent, AllowSession: s.AllowSession,
+		SmartDenied: s.SmartDenied, RequestID: p.id,
 	})
 	if err != nil {
 		// Hermes falls back to a plain text message and keeps waiting.
 		m.log.Warn("mockhermes: approval prompt failed, sending text", "err", err)
-		a.Send(ctx, s.ChatID, "Approval required: "+s.Command+" (reply /approve or /deny)", nil)
+		a.Send(ctx, s.ChatID, text, map[string]any{"is_approval_prompt": true})
 	}
 	return &Approval{m: m, p: p, deadline: deadline}, nil
 }

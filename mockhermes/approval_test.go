@@ -46,7 +46,7 @@ func TestApprovalPromptAndHooks(t *testing.T) {
 	}
 	p := evs[1].Prompt
 	if p.RequestID != ap.ID() || p.SessionKey != SessionKey("chat1") || p.ChatID != "chat1" ||
-		time.Until(p.Deadline) < 50*time.Second || len(p.Choices) != 4 {
+		!p.AllowPermanent || !p.AllowSession || p.SmartDenied {
 		t.Fatalf("prompt = %+v", p)
 	}
 	if n, _ := m.ResolveGatewayApproval(context.Background(), SessionKey("chat1"), "once", false, "", ""); n != 1 {
@@ -58,27 +58,6 @@ func TestApprovalPromptAndHooks(t *testing.T) {
 	post := f.waitHook(t, "post_approval_response", 1)
 	if kw := post[len(post)-1].Kwargs; kw["choice"] != "once" || kw["command"] != "rm -rf /tmp/x" {
 		t.Fatalf("post_approval_response = %v", kw)
-	}
-}
-
-func TestApprovalChoicesNarrowed(t *testing.T) {
-	cases := []struct {
-		perm, sess, smart bool
-		want              string
-	}{
-		{true, true, false, "once/primary session/secondary always/secondary deny/danger"},
-		{false, true, false, "once/primary session/secondary deny/danger"},
-		{true, false, false, "once/primary deny/danger"},
-		{true, true, true, "once/primary deny/danger"},
-	}
-	for _, c := range cases {
-		var got []string
-		for _, a := range choicesFor(ApprovalSpec{AllowPermanent: c.perm, AllowSession: c.sess, SmartDenied: c.smart}) {
-			got = append(got, a.Choice+"/"+a.Style)
-		}
-		if strings.Join(got, " ") != c.want {
-			t.Errorf("perm=%v sess=%v smart=%v: %v, want %s", c.perm, c.sess, c.smart, got, c.want)
-		}
 	}
 }
 

@@ -60,6 +60,10 @@ func (f *fakeAdapter) Send(_ context.Context, chatID, content string, md map[str
 	return server.SendResult{Success: true, MessageID: fmt.Sprintf("m%d", len(f.snapshot()))}
 }
 
+func (f *fakeAdapter) SupportsExecApprovalButtons() bool { return true }
+
+func (f *fakeAdapter) InterruptSessionActivity(context.Context, string, string) {}
+
 func (f *fakeAdapter) snapshot() []event {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -21,8 +21,8 @@ var hookKwargs = map[string][]string{
 	"on_stream_end":          {"turn_id", "iteration", "session_id", "model", "provider", "surface", "final_text", "finished", "error"},
 	"pre_tool_call":          {"tool_name", "args", "task_id", "session_id", "tool_call_id", "turn_id", "api_request_id", "middleware_trace"},
 	"post_tool_call":         {"tool_name", "args", "task_id", "session_id", "tool_call_id", "turn_id", "api_request_id", "middleware_trace", "result", "duration_ms", "status", "error_type", "error_message"},
-	"pre_approval_request":   {"command", "description", "pattern_key", "pattern_keys", "session_key", "surface"},
-	"post_approval_response": {"command", "description", "pattern_key", "pattern_keys", "session_key", "surface", "choice"},
+	"pre_approval_request":   {"command", "description", "pattern_key", "pattern_keys", "session_key", "surface", "turn_id", "tool_call_id", "session_id"},
+	"post_approval_response": {"command", "description", "pattern_key", "pattern_keys", "session_key", "surface", "turn_id", "tool_call_id", "session_id", "choice"},
 	"agent_loop_stopped":     {"session_key", "platform", "reason", "invalidation_reason"},
 }
 
@@ -167,13 +167,13 @@ func TestEveryHookHasHermesKwargs(t *testing.T) {
 // TestDefaultApprovalWaitIs300s: without a configured timeout the mock
 // waits Hermes' 300 s, which the prompt's deadline shows.
 func TestDefaultApprovalWaitIs300s(t *testing.T) {
-	m, f := newTestMock(t, Options{})
+	m, _ := newTestMock(t, Options{})
 	before := time.Now()
-	if _, err := m.StartApproval(context.Background(), ApprovalSpec{ChatID: "c", Command: "rm -rf x", AllowPermanent: true, AllowSession: true}); err != nil {
+	ap, err := m.StartApproval(context.Background(), ApprovalSpec{ChatID: "c", Command: "rm -rf x", AllowPermanent: true, AllowSession: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	p := f.snapshot()[1].Prompt
-	if d := p.Deadline.Sub(before); d < 300*time.Second || d > 301*time.Second {
+	if d := ap.deadline.Sub(before); d < 300*time.Second || d > 301*time.Second {
 		t.Fatalf("default approval wait = %v, want 300s", d)
 	}
 }

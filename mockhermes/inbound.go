@@ -26,6 +26,9 @@ func (m *Mock) HandleMessage(ctx context.Context, ev server.MessageEvent) error 
 	if chatID == "" {
 		return errors.New("mockhermes: handle_message: event has no source chat_id")
 	}
+	if strings.TrimSpace(ev.Text) == server.StopCommand {
+		return m.InterruptSession(ctx, SessionKey(chatID), chatID)
+	}
 	m.touchSession(chatID, ev.Text)
 
 	name, args := DefaultScenario, []string(nil)
@@ -93,11 +96,15 @@ func eventArgs(ev server.MessageEvent) map[string]any {
 	}
 }
 
-// InterruptSession is the gateway's /stop path (F-6): it stops the chat's
-// running turn, releases its waiting approvals as cancelled and fires
-// agent_loop_stopped once the turn has stopped.
+// InterruptSession is the gateway's /stop path (F-6), taken when /stop
+// arrives through handle_message: it stops the chat's running turn, calls
+// the adapter's interrupt_session_activity, releases its waiting approvals
+// as cancelled and fires agent_loop_stopped once the turn has stopped.
 func (m *Mock) InterruptSession(ctx context.Context, sessionKey, chatID string) error {
 	m.rec.add("interrupt_session_activity", map[string]any{"session_key": sessionKey, "chat_id": chatID}, nil)
+	if a := m.getAdapter(); a != nil {
+		a.InterruptSessionActivity(ctx, sessionKey, chatID)
+	}
 	if chatID == "" {
 		chatID = strings.TrimPrefix(sessionKey, server.SessionKeyPrefix)
 	}

@@ -166,7 +166,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	srv, err := server.New(server.Config{
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
-		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL,
+		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL, ApprovalTimeout: o.ApprovalTimeout,
 		TLSFingerprint: fp, Logger: log, Faults: o.Faults,
 	})
 	if err != nil {

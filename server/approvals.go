@@ -55,21 +55,9 @@ func (s *Server) SendExecApprovalPrompt(ctx context.Context, p ExecApprovalPromp
 	if task == "" {
 		task = strings.TrimPrefix(p.SessionKey, SessionKeyPrefix)
 	}
-	run := p.RunID
-	if run == "" {
-		run = s.runs.activeRun(task)
-	}
-	choices := make([]lmp.ApprovalChoice, 0, len(p.Choices))
-	for _, a := range p.Choices {
-		choices = append(choices, lmp.ApprovalChoice{Label: a.Label, Choice: a.Choice, Style: a.Style})
-	}
-	if len(choices) == 0 {
-		choices = defaultChoices()
-	}
-	deadline := p.Deadline
-	if deadline.IsZero() {
-		deadline = time.Now().Add(lmp.DefaultApprovalTimeout)
-	}
+	run := s.runs.activeRun(task)
+	choices := choicesOf(p)
+	deadline := time.Now().Add(s.cfg.ApprovalTimeout)
 	a := &approvalState{id: id, sessionKey: p.SessionKey, task: task, run: run}
 	var taskRef, runRef *string
 	if task != "" {
@@ -90,13 +78,18 @@ func (s *Server) SendExecApprovalPrompt(ctx context.Context, p ExecApprovalPromp
 	return nil
 }
 
-func defaultChoices() []lmp.ApprovalChoice {
-	return []lmp.ApprovalChoice{
-		{Label: "Allow once", Choice: lmp.ChoiceOnce, Style: lmp.StylePrimary},
-		{Label: "Allow for this session", Choice: lmp.ChoiceSession, Style: lmp.StyleSecondary},
-		{Label: "Always allow", Choice: lmp.ChoiceAlways, Style: lmp.StyleSecondary},
-		{Label: "Deny", Choice: lmp.ChoiceDeny, Style: lmp.StyleDanger},
+// choicesOf builds the prompt's actions as send_exec_approval narrows
+// them: "always" needs allow_permanent, "session" needs allow_session, and
+// a smart-denied command offers only once and deny.
+func choicesOf(p ExecApprovalPrompt) []lmp.ApprovalChoice {
+	choices := []lmp.ApprovalChoice{{Label: "Allow once", Choice: lmp.ChoiceOnce, Style: lmp.StylePrimary}}
+	if p.AllowSession && !p.SmartDenied {
+		choices = append(choices, lmp.ApprovalChoice{Label: "Allow for this session", Choice: lmp.ChoiceSession, Style: lmp.StyleSecondary})
 	}
+	if p.AllowPermanent && p.AllowSession && !p.SmartDenied {
+		choices = append(choices, lmp.ApprovalChoice{Label: "Always allow", Choice: lmp.ChoiceAlways, Style: lmp.StyleSecondary})
+	}
+	return append(choices, lmp.ApprovalChoice{Label: "Deny", Choice: lmp.ChoiceDeny, Style: lmp.StyleDanger})
 }
 
 // resolveApproval is approval.resolve: the first device to claim an
@@ -277,3 +270,7 @@ func (t *approvalTable) hookTargetLocked(sessionKey, choice string) *approvalSta
 	}
 	return oldest
 }
+
+// SupportsExecApprovalButtons is true: the LMP adapter shows approvals as
+// approval.required with choices (H-3), never as text.
+func (s *Server) SupportsExecApprovalButtons() bool { return true }

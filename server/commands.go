@@ -67,16 +67,17 @@ func (c *conn) messageEvent(task, text, messageID string) MessageEvent {
 	return MessageEvent{
 		Text: text, MessageType: "text", MessageID: messageID, Timestamp: time.Now(),
 		Source: SessionSource{
-			Platform: "loomi", ChatID: task, ChatName: task, ChatType: "dm",
+			Platform: Platform, ChatID: task, ChatName: task, ChatType: "dm",
 			UserID: c.dev.rec.ID, UserName: c.dev.rec.Model,
 		},
 	}
 }
 
-// cmdInterrupt serves run.cancel (F-6) and run.pause (F-7). Hermes turns
-// cannot be suspended: pause is the same /stop, keeping the session so the
-// task stays live. The run then ends with run.completed{cancelled} from
-// agent_loop_stopped.
+// cmdInterrupt serves run.cancel (F-6) and run.pause (F-7) with the
+// inbound message /stop, as a user of any platform stops a turn. Hermes
+// turns cannot be suspended: pause is the same /stop, keeping the session
+// so the task stays live. The run then ends with run.completed{cancelled}
+// when Hermes reports the stop.
 func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 	var p struct {
 		RunID string `json:"run_id"`
@@ -97,8 +98,8 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
-	// Enforces F-6: run.cancel (and run.pause) interrupts the turn through the gateway's /stop.
-	if err := c.s.hermes.InterruptSession(ctx, SessionKeyPrefix+task, task); err != nil {
+	// Enforces F-6: run.cancel (and run.pause) interrupts the turn with the inbound message /stop.
+	if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, StopCommand, randomID("stop_"))); err != nil {
 		c.log.Warn("interrupt failed", "run", p.RunID, "err", err)
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not interrupt the run: "+err.Error(), "")
 	}

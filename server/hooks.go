@@ -293,3 +293,8 @@ func (s *Server) onLoopStopped(k kwargs) error {
 	s.publish(lmp.TypeRunCompleted, &r.task, &r.id, lmp.RunCompleted{RunID: r.id, Status: lmp.RunStatusCancelled})
 	return nil
 }
+
+// InterruptSessionActivity is interrupt_session_activity, which the gateway
+// calls when it stops the session's turn. The run ends when Hermes reports
+// the stop (agent_loop_stopped, on_session_end), so nothing is sent here.
+func (s *Server) InterruptSessionActivity(ctx context.Context, sessionKey, chatID string) {}

@@ -155,17 +155,17 @@ func TestRunCommands(t *testing.T) { // F-6, F-7
 	if done.Status != lmp.RunStatusCancelled || done.RunID != "run_t3" {
 		t.Fatalf("%+v", done)
 	}
-	calls := e.hermes.callsNamed("interrupt_session_activity")
-	if len(calls) != 1 || calls[0].Args["session_key"] != server.SessionKeyPrefix+"s3" || calls[0].Args["chat_id"] != "s3" {
+	calls := e.hermes.callsNamed("handle_message")
+	if len(calls) != 1 || calls[0].Args["text"] != server.StopCommand || calls[0].Args["chat_id"] != "s3" {
 		t.Fatalf("interrupt calls %v", calls)
 	}
 	_ = c.Send(ctxT(t), lmp.RunResume{RunID: "run_t3"})
 	deadline := time.Now().Add(5 * time.Second)
-	for len(e.hermes.callsNamed("handle_message")) == 0 && time.Now().Before(deadline) {
+	for len(e.hermes.callsNamed("handle_message")) == 1 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond) // polling the recorded calls
 	}
 	hm := e.hermes.callsNamed("handle_message")
-	if len(hm) != 1 || hm[0].Args["text"] != "continue" || hm[0].Args["chat_id"] != "s3" {
+	if len(hm) != 2 || hm[1].Args["text"] != "continue" || hm[1].Args["chat_id"] != "s3" {
 		t.Fatalf("resume calls %v", hm)
 	}
 	_ = c.Send(ctxT(t), lmp.RunCancel{RunID: "run_t3"})

@@ -142,7 +142,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		got := eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
 			ev, _ := call.Args["event"].(map[string]any)
 			src, _ := ev["source"].(map[string]any)
-			return src["chat_id"] == play.TaskID
+			return src["chat_id"] == play.TaskID && strings.Contains(strings.ToLower(messageText(call)), "continue")
 		})
 		Expect(strings.ToLower(messageText(got[len(got)-1]))).To(gomegaContainSubstring("continue"))
 		// The resumed turn runs "reply" in the same task; stop it.
