@@ -53,12 +53,24 @@ func (c *conn) cmdSessionSend(ctx context.Context, f lmp.ClientFrame) {
 		ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 		defer cancel()
 		// Enforces F-5: session.send becomes handle_message into the task's chat (a new task without task_id).
-		if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, p.Text, p.RequestID)); err != nil {
+		if err := c.handleMessage(ctx, task, p.Text, p.RequestID); err != nil {
 			c.log.Warn("handle_message failed", "task", task, "err", err)
 			return errorResult(lmp.CodeHermesUnavailable, "Hermes did not take the message: "+err.Error(), p.RequestID)
 		}
 		return scopedOf(lmp.Ack{RequestID: p.RequestID, For: lmp.TypeSessionSend, TaskID: &task}, &task, nil)
 	})
+}
+
+// handleMessage hands a message from this device in the task's chat to
+// handle_message. The message is noted first, so that its turn's
+// pre_llm_call links the turn's Hermes session to the chat (note 18).
+func (c *conn) handleMessage(ctx context.Context, task, text, messageID string) error {
+	forget := c.s.noteInbound(task, text, c.dev.rec.ID)
+	err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, text, messageID))
+	if err != nil {
+		forget()
+	}
+	return err
 }
 
 // messageEvent builds what build_source and MessageEvent carry for a
@@ -83,9 +95,6 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 		RunID string `json:"run_id"`
 	}
 	_ = json.Unmarshal(f.Payload, &p)
-	if f.Type == lmp.TypeRunCancel && c.s.cfg.Faults.Has(fault.CancelIgnored) {
-		return // F-6 broken: acknowledged by silence, Hermes never interrupted
-	}
 	task, ended, ok := c.s.runs.lookup(p.RunID)
 	if !ok {
 		c.sendError(lmp.CodeUnknownRun, "no run "+p.RunID, "")
@@ -110,9 +119,6 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 // resume.
 func (c *conn) cmdResume(ctx context.Context, f lmp.ClientFrame) {
 	p, _ := lmp.DecodePayload[lmp.RunResume](f.Type, f.Payload)
-	if c.s.cfg.Faults.Has(fault.ResumeIgnored) {
-		return // F-7 broken
-	}
 	task, _, ok := c.s.runs.lookup(p.RunID)
 	if !ok {
 		c.sendError(lmp.CodeUnknownRun, "no run "+p.RunID, "")
@@ -121,7 +127,7 @@ func (c *conn) cmdResume(ctx context.Context, f lmp.ClientFrame) {
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
 	// Enforces F-7: run.resume injects "continue"; pause is /stop keeping the session (package doc says so).
-	if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, "continue", randomID("resume_"))); err != nil {
+	if err := c.handleMessage(ctx, task, "continue", randomID("resume_")); err != nil {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not take the continue message: "+err.Error(), "")
 	}
 }
@@ -138,32 +144,32 @@ func (c *conn) cmdApprovalResolve(ctx context.Context, f lmp.ClientFrame) {
 // maxTaskList caps task.list's limit.
 const maxTaskList = 200
 
-// cmdTaskList answers task.list from the session store, read-only (F-9).
+// cmdTaskList answers task.list from the session store, read-only (F-9):
+// the Loomi sessions, one row per chat (note 18). A chat that Hermes rolled
+// over to new sessions is one row: its newest session's, with the chat's
+// first start, its messages summed and its latest activity. A session
+// linked to no chat (one from before the adapter started) is a row of its
+// own, named by its session id.
 func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 	p, _ := lmp.DecodePayload[lmp.TaskList](f.Type, f.Payload)
 	limit := 20
-	if p.Limit != nil && !c.s.cfg.Faults.Has(fault.TaskListIgnoresLimit) { // F-9
+	if p.Limit != nil {
 		limit = min(*p.Limit, maxTaskList)
 	}
 	filter := p.StatusFilter
 	if filter == "" {
 		filter = lmp.StatusFilterAll
 	}
-	ask := limit
-	if filter != lmp.StatusFilterAll {
-		ask = maxTaskList // filter after reading: ask for enough rows
-	}
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
 	// Enforces F-9: task.list is answered from list_sessions_rich, read-only, honouring limit and status_filter.
-	rows, err := c.s.hermes.ListSessions(ctx, ListSessionsOptions{Limit: ask})
+	rows, err := c.s.hermes.ListSessions(ctx, ListSessionsOptions{Source: Platform, Limit: maxTaskList})
 	if err != nil {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not list sessions: "+err.Error(), p.RequestID)
 		return
 	}
 	tasks := make([]lmp.Task, 0, min(len(rows), limit))
-	for _, r := range rows {
-		t := taskOf(r)
+	for _, t := range c.s.tasksOf(rows) {
 		if filter != lmp.StatusFilterAll && t.Status != filter {
 			continue
 		}
@@ -173,6 +179,29 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 		tasks = append(tasks, t)
 	}
 	c.send(lmp.TaskListResult{RequestID: p.RequestID, Tasks: tasks}, nil, nil)
+}
+
+// tasksOf folds session rows, newest first, into one task per chat.
+func (s *Server) tasksOf(rows []SessionRow) []lmp.Task {
+	var tasks []lmp.Task
+	at := map[string]int{} // task id → its index in tasks
+	for _, r := range rows {
+		t := taskOf(r)
+		if chat, ok := s.runs.chatOfSession(r.ID); ok {
+			t.TaskID = chat
+		}
+		i, seen := at[t.TaskID]
+		if !seen {
+			at[t.TaskID] = len(tasks)
+			tasks = append(tasks, t)
+			continue
+		}
+		merged := &tasks[i] // the chat's newer session
+		merged.StartedAt = min(merged.StartedAt, t.StartedAt)
+		merged.LastActive = max(merged.LastActive, t.LastActive)
+		merged.MessageCount += t.MessageCount
+	}
+	return tasks
 }
 
 // taskOf maps a session row: live while ended_at is null.

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/loomi-lmp/lmpkit/internal/fault"
-	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // This file holds the parts of the self-test's faults (Config.Faults) that
@@ -36,19 +35,6 @@ func (s *Server) faultyReplay(d *device, evs []*event, complete bool) ([]*event,
 		complete = true
 	}
 	return evs, complete
-}
-
-// sendToDevice sends p to the live connections of one device only, as a
-// connection-scoped frame: M-3 broken (fault.ResolvedNotBroadcast). It runs
-// under s.mu, so it never waits for room: a full reply queue drops it.
-func (s *Server) sendToDevice(deviceID string, p lmp.Payload, taskID, runID *string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for c := range s.live {
-		if c.dev != nil && c.dev.rec.ID == deviceID {
-			c.offer(p, taskID, runID)
-		}
-	}
 }
 
 // dropField removes one top-level field from a JSON object.
