@@ -37,7 +37,7 @@ type turn struct {
 	pb  *Playback
 	out turnFaults
 
-	platform, surface string // "loomi" for the chat's own turns
+	platform, surface  string // "loomi" for the chat's own turns
 	chatID, sessionKey string
 	sessionID, turnID  string
 	model, provider    string

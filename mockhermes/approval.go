@@ -294,9 +294,6 @@ func (ap *Approval) Wait(ctx context.Context) string {
 	if o.choice == ChoiceCancelled {
 		kw["cancelled"] = o.cause
 	}
-	if ap.p.follower {
-		kw["coalesced"] = true
-	}
 	// The hook outlives a cancelled turn: the gateway reports the outcome.
 	m.hook(context.WithoutCancel(ctx), "post_approval_response", kw)
 	return o.choice

@@ -58,7 +58,7 @@ func (m *Mock) crossTurn(pb *Playback, sc *Scenario, platform, parent string) {
 	m.mu.Unlock()
 	other := &Playback{
 		TaskID: m.newID(platform + "_chat_"), SessionID: sid, sc: sc,
-		vars: map[string]string{"text": "", "task_id": "", "session_id": sid},
+		vars:    map[string]string{"text": "", "task_id": "", "session_id": sid},
 		stopAck: make(chan struct{}), done: make(chan struct{}),
 	}
 	other.ctx, other.cancel = context.WithCancelCause(m.ctx)

@@ -100,7 +100,7 @@ var Hooks = []HookSpec{
 		Kwarg{"error_type", TypeStringOrNull}, Kwarg{"error_message", TypeStringOrNull})},
 	{Name: "pre_approval_request", Kwargs: approvalKwargs, Optional: []Kwarg{{"coalesced", TypeBool}}},
 	{Name: "post_approval_response", Kwargs: with(approvalKwargs, Kwarg{"choice", TypeString}),
-		Optional: []Kwarg{{"cancelled", TypeString}, {"decided_by", TypeString}, {"coalesced", TypeBool}}},
+		Optional: []Kwarg{{"cancelled", TypeString}, {"decided_by", TypeString}}},
 	{Name: "agent_loop_stopped", Kwargs: []Kwarg{
 		{"session_key", TypeString}, {"platform", TypeString}, {"reason", TypeString}, {"invalidation_reason", TypeStringOrNull},
 	}},
