@@ -3,6 +3,7 @@ package mockhermes
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -131,8 +132,16 @@ func compact(evs []event) string {
 	return strings.Join(out, " ")
 }
 
+// sessionIDPattern is the shape of a session-store id.
+var sessionIDPattern = regexp.MustCompile(`^\d{8}_\d{6}_[0-9a-f]{8}$`)
+
+// newTestMock returns a mock whose allow-list lets everyone in, unless
+// opts has its own, attached to a fake adapter.
 func newTestMock(t *testing.T, opts Options) (*Mock, *fakeAdapter) {
 	t.Helper()
+	if opts.AllowUser == nil {
+		opts.AllowAllUsers = true
+	}
 	m := New(opts)
 	f := &fakeAdapter{}
 	m.Attach(f)
