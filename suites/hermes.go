@@ -156,6 +156,15 @@ func (t turn) reply(ctx context.Context, text string) {
 	gomega.Expect(res.Success).To(gomega.BeTrue(), "send(): %+v", res)
 }
 
+// answer is the turn's last model call, iteration it, which streams text
+// and asks for no tools, and the turn's successful end.
+func (t turn) answer(ctx context.Context, it int, text string) {
+	t.hookIn(ctx, it, "on_stream_start", nil)
+	t.hookIn(ctx, it, "on_stream_delta", map[string]any{"delta": text, "kind": lmp.DeltaKindText})
+	t.endCall(ctx, it, text, nil)
+	t.complete(ctx, text)
+}
+
 // complete ends a turn that succeeded: on_session_end, then the final reply.
 func (t turn) complete(ctx context.Context, text string) {
 	t.sessionEnd(ctx, true, false)
