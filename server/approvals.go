@@ -202,9 +202,10 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
+	choice := p.Choice
 	// Enforces H-5: approvals are released through resolve_gateway_approval, with Hermes' request id.
 	// Enforces F-8: the client's choice reaches resolve_gateway_approval unchanged.
-	n, err := s.hermes.ResolveGatewayApproval(ctx, a.sessionKey, p.Choice, false, p.Reason, a.id)
+	n, err := s.hermes.ResolveGatewayApproval(ctx, a.sessionKey, choice, false, p.Reason, a.id)
 	if err != nil {
 		t.mu.Lock()
 		if !a.announced {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -17,9 +16,6 @@ const hermesCallTimeout = 30 * time.Second
 // exec (I-1, note 7, note 14).
 func (c *conn) idempotent(ctx context.Context, requestID string, exec func(context.Context) scoped) {
 	e, first := c.dev.idem.begin(requestID)
-	if !first && c.s.cfg.Faults.Has(fault.RequestExecutedTwice) {
-		e, first = &idemEntry{done: make(chan struct{})}, true // I-1 broken: run it again
-	}
 	if !first {
 		res, ok := e.wait(ctx)
 		if ok {
@@ -153,7 +149,7 @@ const maxTaskList = 200
 func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 	p, _ := lmp.DecodePayload[lmp.TaskList](f.Type, f.Payload)
 	limit := 20
-	if p.Limit != nil {
+	if p.Limit != nil { // F-9
 		limit = min(*p.Limit, maxTaskList)
 	}
 	filter := p.StatusFilter
