@@ -20,8 +20,8 @@ var errFailed = errors.New("failed")
 // Causes of a turn's interruption, as the approvals it cancels report them
 // (post_approval_response cancelled=<cause>).
 var (
-	causeInterrupt = errors.New("interrupt")
-	causeNew       = errors.New("new_session")
+	errInterrupted = errors.New("interrupt")
+	errNewSession       = errors.New("new_session")
 )
 
 // turn is one agent turn (run_conversation) played from a script: the
@@ -77,7 +77,7 @@ func (m *Mock) run(pb *Playback) error {
 	case m.ctx.Err() != nil:
 		return ErrClosed // the gateway is going away: nothing more is said
 	case errors.Is(err, errStopped):
-		if cause := context.Cause(pb.ctx); errors.Is(cause, causeInterrupt) || errors.Is(cause, causeNew) {
+		if cause := context.Cause(pb.ctx); errors.Is(cause, errInterrupted) || errors.Is(cause, errNewSession) {
 			// The gateway interrupts the agent and tells the adapter
 			// first; the agent then winds down.
 			select {
