@@ -21,7 +21,7 @@ var errFailed = errors.New("failed")
 // (post_approval_response cancelled=<cause>).
 var (
 	errInterrupted = errors.New("interrupt")
-	errNewSession       = errors.New("new_session")
+	errNewSession  = errors.New("new_session")
 )
 
 // turn is one agent turn (run_conversation) played from a script: the
