@@ -63,7 +63,7 @@ func (m *Mock) run(pb *Playback) error {
 		return m.runSteps(pb) // a script that starts no turn
 	}
 	bg := context.WithoutCancel(pb.ctx)
-	t.hookNow(bg, "pre_llm_call", map[string]any{
+	t.out.hook(bg, "pre_llm_call", map[string]any{
 		"session_id": t.sessionID, "task_id": t.sessionID, "turn_id": t.turnID,
 		"user_message": t.userMessage, "conversation_history": t.history,
 		"is_first_turn": t.firstTurn, "model": t.model, "platform": t.platform,
@@ -137,7 +137,7 @@ func (t *turn) lastError() string { return t.pb.failure }
 // the end of every turn.
 func (t *turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
 	t.m.cancelTurnApprovals(t.turnID, "turn_ended")
-	t.hookNow(ctx, "on_session_end", map[string]any{
+	t.out.hook(ctx, "on_session_end", map[string]any{
 		"session_id": t.sessionID, "task_id": t.sessionID, "turn_id": t.turnID,
 		"completed": completed, "interrupted": interrupted, "model": t.model, "platform": t.platform,
 	})
@@ -156,11 +156,6 @@ func (t *turn) reply(ctx context.Context, text string, md map[string]any) {
 	if res := a.Send(ctx, t.chatID, text, md); !res.Success {
 		t.m.log.Warn("mockhermes: send failed", "err", res.Error, "retryable", res.Retryable)
 	}
-}
-
-// hookNow fires a synchronous hook (not a stream hook).
-func (t *turn) hookNow(ctx context.Context, name string, kw map[string]any) {
-	t.out.hook(ctx, name, kw)
 }
 
 func (t *turn) vars() map[string]string {
