@@ -227,7 +227,7 @@ func (c *conn) offer(p lmp.Payload, taskID, runID *string) bool {
 }
 
 func (c *conn) sendMode(p lmp.Payload, taskID, runID *string, mode pushMode) bool {
-	raw, err := json.Marshal(p)
+	raw, err := encodePayload(p, taskID, runID)
 	if err != nil {
 		c.log.Error("encode frame", "type", p.FrameType(), "err", err)
 		return false

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -121,9 +120,9 @@ func (s *Server) extendLeaseLocked() error {
 // behind is closed as a slow consumer instead, and its missed events are
 // served by its next hello (slow consumers).
 func (s *Server) publish(typ string, taskID, runID *string, payload any) {
-	raw, err := json.Marshal(payload)
+	raw, err := encodePayload(payload, taskID, runID)
 	if err != nil {
-		s.log.Error("encode event", "type", typ, "err", err)
+		s.log.Error("event dropped: cannot encode it", "type", typ, "err", err)
 		return
 	}
 	ev := newEvent(typ, time.Now(), taskID, runID, raw)

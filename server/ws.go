@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -105,6 +106,12 @@ func (c *conn) readLoop() (tooBig bool) {
 			c.fail(lmp.CloseUnsupportedData, lmp.CodeBinaryFrame, "binary frames are reserved in LMP v1: send text JSON")
 			continue
 		}
+		if !utf8.Valid(data) {
+			// A text frame holds UTF-8 (T-3); RFC 6455 §8.1 says to fail
+			// the connection with 1007, before hello and after it.
+			c.fail(lmp.CloseInvalidData, lmp.CodeInvalidUTF8, "text frames must hold valid UTF-8 (RFC 6455 §8.1)")
+			continue
+		}
 		if !c.authed.Load() {
 			c.handleHello(data)
 			continue
@@ -155,17 +162,21 @@ func (c *conn) handleFrame(data []byte) {
 			c.fail(lmp.CloseProtocolError, lmp.CodeBadFrame, "unknown frame type") // V-1 broken
 			return
 		}
-		c.log.Debug("ignoring unknown frame type", "type", f.Type)
+		c.log.Debug("ignoring unknown frame type", "type", lmp.Shorten(f.Type))
 	}
 }
 
 // requestIDOf digs request_id out of a payload that failed to decode, so
-// that the error can name the request.
+// that the error can name the request; "" when it is over its limit, which
+// an error must not echo.
 func requestIDOf(raw json.RawMessage) string {
 	var p struct {
 		RequestID any `json:"request_id"`
 	}
 	_ = json.Unmarshal(raw, &p)
 	s, _ := p.RequestID.(string)
+	if lmp.CheckLength("request_id", s, lmp.MaxIDLength) != nil {
+		return ""
+	}
 	return s
 }
