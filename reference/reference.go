@@ -178,7 +178,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/", srv.Handler())
-	mux.Handle(driver.Prefix+"/", server.LoopbackOnly(mock.DriverHandler(profile(o))))
+	mux.Handle(driver.Prefix+"/", srv.LoopbackOnly(mock.DriverHandler(profile(o))))
 	hs := &http.Server{
 		Handler: mux, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),

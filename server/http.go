@@ -38,20 +38,22 @@ type DeviceList struct {
 }
 
 // Handler serves /ws, /health and the loopback-only /internal endpoints
-// (pairing and devices).
+// (pairing and devices). /ws and /internal/* answer only a Host that names
+// a loopback address or the host of Config.PublicURL (hostAllowed: DNS
+// rebinding); /health answers any, for proxies and probes.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+lmp.PathHealth, s.serveHealth)
 	// Enforces T-1: the LMP WebSocket is served at /ws and nowhere else.
 	mux.HandleFunc("GET "+lmp.PathWebSocket, s.serveWS)
 	// Enforces P-1: tokens are minted only for loopback callers not relayed by a proxy.
-	pair := LoopbackOnly(http.HandlerFunc(s.servePair))
+	pair := s.LoopbackOnly(http.HandlerFunc(s.servePair))
 	if s.cfg.Faults.Has(fault.PairingThroughForwarding) {
 		pair = http.HandlerFunc(s.servePair)
 	}
 	mux.Handle("POST "+lmp.PathPairNew, pair)
-	mux.Handle("GET "+PathDevices, LoopbackOnly(http.HandlerFunc(s.serveDevices)))
-	mux.Handle("POST "+PathDeviceRevoke, LoopbackOnly(http.HandlerFunc(s.serveRevoke)))
+	mux.Handle("GET "+PathDevices, s.LoopbackOnly(http.HandlerFunc(s.serveDevices)))
+	mux.Handle("POST "+PathDeviceRevoke, s.LoopbackOnly(http.HandlerFunc(s.serveRevoke)))
 	return mux
 }
 

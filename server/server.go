@@ -22,6 +22,9 @@ type Server struct {
 	log    *slog.Logger
 	store  *store.Store
 	hermes Hermes
+	// publicHost is the host of cfg.PublicURL: besides loopback names, the
+	// only Host /ws and /internal/* answer (hostAllowed).
+	publicHost string
 
 	tokens    *tokenTable
 	runs      *runTable
@@ -66,7 +69,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes,
+		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes, publicHost: publicHostOf(cfg.PublicURL),
 		tokens:    newTokenTable(cfg.Faults),
 		runs:      newRunTable(),
 		approvals: newApprovalTable(),

@@ -17,6 +17,11 @@ import (
 // serveWS upgrades to the LMP WebSocket (T-1) and runs the connection's
 // reader until the connection ends.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		refuseHost(w, r) // DNS rebinding: the Origin check alone passes it
+		return
+	}
+	// coder/websocket refuses an Origin whose host is not r.Host.
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", "err", err)
