@@ -64,7 +64,7 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.applyDefaults(); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(cfg.DataDir)
+	st, err := store.Open(cfg.DataDir, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
