@@ -20,6 +20,41 @@ const (
 	PathDeviceRevoke = "/internal/devices/{id}/revoke" // POST: DeviceStatus of the revoked device
 )
 
+// HTTPLimits are the limits of the HTTP server in front of Handler. They
+// are set on purpose; net/http's zero values mean no timeout at all.
+type HTTPLimits struct {
+	// ReadHeaderTimeout bounds reading a request's headers, so that a
+	// client trickling them (slowloris) cannot hold a connection.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that waits this long for
+	// its next request; without it 500 idle connections held 512 fds.
+	// WebSockets are hijacked and unaffected: the heartbeat (T-4, T-5)
+	// keeps them alive or ends them.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's header block (net/http allows
+	// 4 KiB more); a larger one gets 431.
+	MaxHeaderBytes int
+}
+
+// DefaultHTTPLimits are lmp-server's: ample for a phone, a proxy or a
+// browser, tight for a client that holds connections open.
+var DefaultHTTPLimits = HTTPLimits{
+	ReadHeaderTimeout: 10 * time.Second,
+	IdleTimeout:       60 * time.Second,
+	MaxHeaderBytes:    16 << 10,
+}
+
+// NewHTTPServer returns an http.Server serving h within limits. No
+// ReadTimeout or WriteTimeout: they would cut long-lived WebSockets.
+func NewHTTPServer(h http.Handler, limits HTTPLimits) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: limits.ReadHeaderTimeout,
+		IdleTimeout:       limits.IdleTimeout,
+		MaxHeaderBytes:    limits.MaxHeaderBytes,
+	}
+}
+
 // DeviceStatus is one device in GET /internal/devices. It never holds the
 // credential or its hash.
 type DeviceStatus struct {
