@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +21,9 @@ type Server struct {
 	log    *slog.Logger
 	store  *store.Store
 	hermes Hermes
+	// publicHost is the host of cfg.PublicURL: besides loopback names, the
+	// only Host /ws and /internal/* answer (hostAllowed).
+	publicHost string
 
 	tokens    *tokenTable
 	runs      *runTable
@@ -57,12 +59,12 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.applyDefaults(); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(cfg.DataDir)
+	st, err := store.Open(cfg.DataDir, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes,
+		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes, publicHost: publicHostOf(cfg.PublicURL),
 		tokens:    newTokenTable(),
 		runs:      newRunTable(),
 		approvals: newApprovalTable(),
@@ -116,9 +118,9 @@ func (s *Server) extendLeaseLocked() error {
 // behind is closed as a slow consumer instead, and its missed events are
 // served by its next hello (slow consumers).
 func (s *Server) publish(typ string, taskID, runID *string, payload any) {
-	raw, err := json.Marshal(payload)
+	raw, err := encodePayload(payload, taskID, runID)
 	if err != nil {
-		s.log.Error("encode event", "type", typ, "err", err)
+		s.log.Error("event dropped: cannot encode it", "type", typ, "err", err)
 		return
 	}
 	ev := newEvent(typ, time.Now(), taskID, runID, raw)
