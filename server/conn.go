@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,8 +19,13 @@ import (
 )
 
 // writeTimeout bounds one frame write; a peer that cannot take a frame in
-// that time is dropped.
+// that time is dropped (writeWatch: within 1.5 × writeTimeout).
 const writeTimeout = 10 * time.Second
+
+// maxKeptFrame is the largest frame buffer a writer keeps for the next
+// frame; a larger one, left by a large event, is let go after its write so
+// that a connection does not hold it while idle.
+const maxKeptFrame = 64 << 10
 
 // fatalWriteTimeout bounds the write of the error that precedes a close.
 const fatalWriteTimeout = time.Second
@@ -74,6 +80,11 @@ type conn struct {
 	cursor int64
 	batch  []*event
 	buf    []*event // batch's storage, reused
+	// frame is the buffer each event is rendered into, reused from frame
+	// to frame: a delivery allocates nothing.
+	frame []byte
+	// watch drops the connection when a write is stuck for writeTimeout.
+	watch writeWatch
 	// liveFrom is the newest global index at hello: later events are live,
 	// earlier ones replayed. Used only under fault.EventsToOneDevice.
 	liveFrom int64
@@ -147,6 +158,8 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 		cursor: -1,
 	}
 	c.limit.Store(math.MaxInt64) // not live: no event can leave it behind
+	c.watch.timeout = writeTimeout
+	c.watch.stuck = c.writeStuck
 	return c
 }
 
@@ -264,6 +277,8 @@ func (c *conn) failWith(k killReq) {
 // checked between any two frames.
 func (c *conn) writeLoop() {
 	defer close(c.wrote)
+	defer c.watch.stop()
+	yielded := false
 	for {
 		select {
 		case k := <-c.kill:
@@ -279,8 +294,19 @@ func (c *conn) writeLoop() {
 			return
 		}
 		if wrote {
+			yielded = false
 			continue
 		}
+		if !yielded {
+			// Look once more after letting the publisher run: a writer
+			// that parks between two events of a burst costs a park and a
+			// wake-up per frame, more than the frame's write.
+			yielded = true
+			runtime.Gosched()
+			continue
+		}
+		yielded = false
+		c.watch.idle()
 		select {
 		case k := <-c.kill:
 			c.writeFatal(k)
@@ -289,7 +315,16 @@ func (c *conn) writeLoop() {
 		case <-c.gone:
 			return
 		}
+		c.watch.wake()
 	}
+}
+
+// writeStuck drops a connection whose peer took no frame for writeTimeout:
+// the stuck write then fails and the writer ends.
+func (c *conn) writeStuck() {
+	c.log.Debug("write stuck: dropping the connection", "timeout", writeTimeout)
+	c.dead.Store(true)
+	c.ws.CloseNow()
 }
 
 // writeNext writes the next frame due, if any: the oldest queued reply once
@@ -378,7 +413,12 @@ func (c *conn) writeEvent(ev *event) error {
 		base = ev.g - c.written // E-2 broken: each connection counts from 1
 	}
 	c.seq = ev.g - base
-	return c.writeRaw(ev.render(base))
+	c.frame = ev.appendTo(c.frame[:0], base)
+	err := c.writeRaw(context.Background(), c.frame)
+	if cap(c.frame) > maxKeptFrame {
+		c.frame = nil
+	}
+	return err
 }
 
 // writeScoped renders a connection-scoped frame with the connection's
@@ -402,13 +442,16 @@ func (c *conn) writeScoped(f scoped) error {
 	if faults.Has(fault.MissingEnvelopeField) && f.runID == nil {
 		raw = dropField(raw, "run_id") // E-1 broken: absent instead of null
 	}
-	return c.writeRaw(raw)
+	return c.writeRaw(context.Background(), raw)
 }
 
-func (c *conn) writeRaw(b []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	return c.ws.Write(ctx, websocket.MessageText, b)
+// writeRaw writes one text frame; every frame the server sends passes
+// here. Frame writes take context.Background(), for which coder/websocket
+// sets up no timer or context: writeWatch bounds them instead.
+func (c *conn) writeRaw(ctx context.Context, b []byte) error {
+	err := c.ws.Write(ctx, websocket.MessageText, b)
+	c.watch.wrote()
+	return err
 }
 
 // writeFatal writes the fatal error, then closes with its code.
@@ -424,7 +467,7 @@ func (c *conn) writeFatal(k killReq) {
 				V: lmp.Version, Seq: c.seq, TS: lmp.Timestamp(time.Now()), Type: lmp.TypeError,
 				EventID: lmp.EventID(c.seq), Payload: raw,
 			})
-			_ = c.ws.Write(ctx, websocket.MessageText, f)
+			_ = c.writeRaw(ctx, f)
 			cancel()
 		}
 	}

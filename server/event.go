@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"time"
 
@@ -9,8 +10,10 @@ import (
 )
 
 // event is one durable event (note 2) in the shared log. Everything but seq
-// and event_id is the same for every device, so it is encoded once, and each
-// device's envelope is spliced together at send time (E-1, E-3).
+// and event_id is the same for every device, so it is encoded once, when
+// published, and each device's frame is spliced together from it at send
+// time into the connection's reused buffer (E-1, E-3): a delivery
+// allocates nothing.
 type event struct {
 	g    int64  // global index; a device's seq is g - device base (E-2)
 	typ  string // frame type, for logs and tests
@@ -22,41 +25,80 @@ type event struct {
 var eventHead = []byte(`{"v":1,"seq":`)
 
 func newEvent(typ string, ts time.Time, taskID, runID *string, payload json.RawMessage) *event {
-	// Enforces T-7: an event's ts is lmp.Timestamp, float epoch seconds (UTC); writeScoped uses the same.
-	tsRaw, _ := json.Marshal(lmp.Timestamp(ts))
-	typRaw, _ := json.Marshal(typ)
-	taskRaw, _ := json.Marshal(taskID)
-	runRaw, _ := json.Marshal(runID)
 	// Enforces E-1: every durable frame carries v, seq, ts, type, task_id and run_id (null when absent), event_id and payload.
 	// Connection-scoped frames get the same fields from lmp.Frame in writeScoped.
-	mid := make([]byte, 0, 64+len(typRaw)+len(taskRaw)+len(runRaw))
-	mid = append(mid, `,"ts":`...)
-	mid = append(mid, tsRaw...)
-	mid = append(mid, `,"type":`...)
-	mid = append(mid, typRaw...)
-	mid = append(mid, `,"task_id":`...)
-	mid = append(mid, taskRaw...)
-	mid = append(mid, `,"run_id":`...)
-	mid = append(mid, runRaw...)
-	mid = append(mid, `,"event_id":"e_`...)
-	tail := make([]byte, 0, len(payload)+16)
-	tail = append(tail, `","payload":`...)
-	tail = append(tail, payload...)
-	tail = append(tail, '}')
-	return &event{typ: typ, mid: mid, tail: tail}
+	buf := make([]byte, 0, 96+len(typ)+strLen(taskID)+strLen(runID)+len(payload))
+	buf = append(buf, `,"ts":`...)
+	// Enforces T-7: an event's ts is lmp.Timestamp, float epoch seconds (UTC); writeScoped uses the same.
+	buf = appendJSON(buf, lmp.Timestamp(ts))
+	buf = append(buf, `,"type":`...)
+	buf = appendJSON(buf, typ)
+	buf = append(buf, `,"task_id":`...)
+	buf = appendJSON(buf, taskID)
+	buf = append(buf, `,"run_id":`...)
+	buf = appendJSON(buf, runID)
+	buf = append(buf, `,"event_id":"e_`...)
+	k := len(buf)
+	buf = append(buf, `","payload":`...)
+	buf = append(buf, payload...)
+	buf = append(buf, '}')
+	return &event{typ: typ, mid: buf[:k:k], tail: buf[k:]}
 }
 
-// render returns the frame as the device with the given base sees it.
-func (e *event) render(base int64) []byte {
-	seq := strconv.AppendInt(nil, e.g-base, 10)
-	out := make([]byte, 0, len(eventHead)+2*len(seq)+len(e.mid)+len(e.tail))
-	out = append(out, eventHead...)
-	out = append(out, seq...)
-	out = append(out, e.mid...)
+func strLen(s *string) int {
+	if s == nil {
+		return 0
+	}
+	return len(*s)
+}
+
+// appendJSON appends v encoded as encoding/json encodes it. The values of
+// an envelope (a ts, plain ASCII names and ids, null) are appended
+// directly; anything else goes through json.Marshal.
+func appendJSON[T float64 | string | *string](dst []byte, v T) []byte {
+	switch v := any(v).(type) {
+	case float64:
+		if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
+			return strconv.AppendFloat(dst, v, 'f', -1, 64) // encoding/json's format in this range
+		}
+	case *string:
+		if v == nil {
+			return append(dst, "null"...)
+		}
+		return appendJSON(dst, *v)
+	case string:
+		if plainJSONString(v) {
+			dst = append(dst, '"')
+			dst = append(dst, v...)
+			return append(dst, '"')
+		}
+	}
+	raw, _ := json.Marshal(v)
+	return append(dst, raw...)
+}
+
+// plainJSONString reports whether s encodes as itself between quotes:
+// printable ASCII that encoding/json neither escapes nor HTML-escapes.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
+// appendTo appends the frame as the device with the given base sees it.
+func (e *event) appendTo(dst []byte, base int64) []byte {
+	dst = append(dst, eventHead...)
+	from := len(dst)
+	dst = strconv.AppendInt(dst, e.g-base, 10)
+	seq := dst[from:]
+	dst = append(dst, e.mid...)
 	// Enforces E-3: event_id is rendered from the same seq, as "e_<seq>".
-	out = append(out, seq...)
-	out = append(out, e.tail...)
-	return out
+	dst = append(dst, seq...)
+	return append(dst, e.tail...)
 }
 
 // eventLog is the one replay buffer shared by every device (E-5, note 3):

@@ -32,7 +32,7 @@ func TestEventLogIsBoundedAndOrdered(t *testing.T) { // E-5, E-6
 	}
 	// Per-device rendering: seq and event_id follow the device's base.
 	var f lmp.Frame
-	if err := json.Unmarshal(evs[0].render(100), &f); err != nil {
+	if err := json.Unmarshal(evs[0].appendTo(nil, 100), &f); err != nil {
 		t.Fatal(err)
 	}
 	if f.Seq != 7 || f.EventID != "e_7" || f.Type != lmp.TypeNotification || f.TaskID != nil || f.V != 1 {

@@ -260,7 +260,7 @@ func resolvedEvents(t *testing.T, s *Server) map[string][]lmp.ApprovalResolved {
 			continue
 		}
 		var fr lmp.Frame
-		if err := json.Unmarshal(e.render(0), &fr); err != nil {
+		if err := json.Unmarshal(e.appendTo(nil, 0), &fr); err != nil {
 			t.Fatal(err)
 		}
 		var p lmp.ApprovalResolved
