@@ -119,7 +119,7 @@ func newEventLog(window int, last int64) eventLog {
 // add appends e as global index last+1.
 func (l *eventLog) add(e *event) {
 	// Enforces E-2: global indices only grow, so each device's seq (g - Base) increases strictly.
-	// The persisted lease (extendLeaseLocked) keeps them from repeating after a restart.
+	// The persisted lease (seqLease, reserveLocked) keeps them from repeating after a restart.
 	l.last++
 	e.g = l.last
 	l.ring[int(l.last%int64(len(l.ring)))] = e
