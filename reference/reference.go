@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/driver"
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/server"
@@ -51,10 +50,6 @@ type Options struct {
 	// HermesQuirks makes the mock Hermes deliver every scenario's stream
 	// hooks the way a loaded Hermes may: reordered, dropped, duplicated.
 	HermesQuirks mockhermes.Faults
-	// Faults is passed to server.Config.Faults: for this module's
-	// self-test only; the zero value commits no fault and no flag of
-	// lmp-server sets it.
-	Faults fault.Set
 }
 
 // Instance is a running reference server.
@@ -167,7 +162,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
 		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL,
-		TLSFingerprint: fp, Logger: log, Faults: o.Faults,
+		TLSFingerprint: fp, Logger: log,
 	})
 	if err != nil {
 		closeListeners()
