@@ -159,7 +159,7 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 // bounded by the connection's life (and the writer's writeTimeout). It
 // reports whether the item was queued.
 func (c *conn) push(it outItem, mode pushMode) bool {
-	it.mark = c.s.lastG.Load()
+	it.mark = c.s.events.published()
 	for {
 		if c.dead.Load() {
 			return false
@@ -368,8 +368,6 @@ func (c *conn) fetch() bool {
 	if c.buf == nil {
 		c.buf = make([]*event, 0, fetchBatch)
 	}
-	s.logMu.RLock()
-	defer s.logMu.RUnlock()
 	evs, ok := s.events.after(c.cursor, c.buf[:0])
 	if !ok {
 		return false

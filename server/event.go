@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -105,14 +106,23 @@ func (e *event) appendTo(dst []byte, base int64) []byte {
 // device gets every event, so the last N global events are the last N
 // events of each device, and memory does not grow with the number of
 // devices.
+//
+// Appending (under Server.mu) and reading (connection writers, without a
+// lock) meet only in atomics: each slot is an atomic pointer and top is
+// the newest index readable. A reader that finds in a slot an event other
+// than the one it asked for knows it was overwritten: its cursor fell out
+// of the window.
 type eventLog struct {
-	ring []*event
-	n    int   // events held
-	last int64 // global index of the newest event ever appended
+	ring []atomic.Pointer[event]
+	n    int   // events held (Server.mu)
+	last int64 // global index of the newest event ever appended (Server.mu)
+	top  atomic.Int64
 }
 
-func newEventLog(window int, last int64) eventLog {
-	return eventLog{ring: make([]*event, window), last: last}
+func newEventLog(window int, last int64) *eventLog {
+	l := &eventLog{ring: make([]atomic.Pointer[event], window), last: last}
+	l.top.Store(last)
+	return l
 }
 
 // add appends e as global index last+1.
@@ -121,24 +131,34 @@ func (l *eventLog) add(e *event) {
 	// The persisted lease (seqLease, reserveLocked) keeps them from repeating after a restart.
 	l.last++
 	e.g = l.last
-	l.ring[int(l.last%int64(len(l.ring)))] = e
+	l.ring[l.slot(e.g)].Store(e)
 	if l.n < len(l.ring) {
 		l.n++
 	}
+	l.top.Store(e.g) // after the slot: a reader that sees top sees the event
 }
+
+func (l *eventLog) slot(g int64) int { return int(g % int64(len(l.ring))) }
+
+// published is the global index of the newest event, readable without a
+// lock.
+func (l *eventLog) published() int64 { return l.top.Load() }
 
 // oldest is the global index of the oldest event held (last+1 when empty).
 func (l *eventLog) oldest() int64 { return l.last - int64(l.n) + 1 }
 
 // after appends to dst, up to its capacity, the held events with a global
 // index above g, oldest first; false when the event after g was already
-// dropped from the ring (a cursor that fell out of the window).
+// dropped from the ring (a cursor that fell out of the window). It takes
+// no lock.
 func (l *eventLog) after(g int64, dst []*event) ([]*event, bool) {
-	if g+1 < l.oldest() {
-		return dst, false
-	}
-	for x := g + 1; x <= l.last && len(dst) < cap(dst); x++ {
-		dst = append(dst, l.ring[int(x%int64(len(l.ring)))])
+	top := l.top.Load()
+	for x := g + 1; x <= top && len(dst) < cap(dst); x++ {
+		e := l.ring[l.slot(x)].Load()
+		if e == nil || e.g != x {
+			return dst, false // overwritten (or lost in a restart)
+		}
+		dst = append(dst, e)
 	}
 	return dst, true
 }
@@ -153,7 +173,7 @@ func (l *eventLog) since(after int64) (evs []*event, complete bool) {
 		from = l.oldest()
 	}
 	for g := from; g <= l.last; g++ {
-		evs = append(evs, l.ring[int(g%int64(len(l.ring)))])
+		evs = append(evs, l.ring[l.slot(g)].Load())
 	}
 	return evs, complete
 }

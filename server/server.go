@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -29,11 +28,9 @@ type Server struct {
 
 	mu sync.Mutex
 	// events is the shared replay buffer (E-5, note 3) and the source of
-	// every connection's durable frames. Appending takes mu and logMu;
-	// connection writers read it under logMu alone.
-	events   eventLog
-	logMu    sync.RWMutex
-	lastG    atomic.Int64       // events.last, for marking replies without a lock
+	// every connection's durable frames. Appending takes mu; connection
+	// writers read it without a lock.
+	events   *eventLog
 	lease    seqLease           // persisted high-water mark of global indices (note 4)
 	devices  map[string]*device // every paired device, by id
 	conns    map[*conn]struct{} // every open WebSocket
@@ -93,7 +90,6 @@ func (s *Server) load() error {
 		return fmt.Errorf("server: load seq lease: %w", err)
 	}
 	s.events = newEventLog(s.cfg.ReplayWindow, lease)
-	s.lastG.Store(lease)
 	s.lease = seqLease{store: s.store, stored: lease, granted: lease}
 	n, err := s.lease.persist(lease + seqLeaseBlock)
 	s.lease.granted = n
@@ -123,10 +119,7 @@ func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 		s.log.Error("event dropped: cannot persist seq lease", "type", typ, "err", err)
 		return
 	}
-	s.logMu.Lock()
 	s.events.add(ev)
-	s.logMu.Unlock()
-	s.lastG.Store(ev.g)
 	// Enforces M-1: every event goes to every live connection of every device.
 	for c := range s.live {
 		c.eventAdded(ev.g)

@@ -251,9 +251,9 @@ func resultCode(t *testing.T, res scoped) string {
 // approval_id.
 func resolvedEvents(t *testing.T, s *Server) map[string][]lmp.ApprovalResolved {
 	t.Helper()
-	s.logMu.Lock()
+	s.mu.Lock()
 	evs, _ := s.events.since(0)
-	s.logMu.Unlock()
+	s.mu.Unlock()
 	out := map[string][]lmp.ApprovalResolved{}
 	for _, e := range evs {
 		if e.typ != lmp.TypeApprovalResolved {
