@@ -23,7 +23,9 @@ import (
 // it also checks that deadline_ts is the timeout.
 func timedOutApproval(ctx ginkgo.SpecContext, soft *must.Soft) []lmp.ApprovalResolved {
 	a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
-	const timeout = 1500 * time.Millisecond
+	// Hermes has one configured approval timeout and gives the adapter no
+	// deadline: deadline_ts can only come from that configuration.
+	timeout := target().Profile.ApprovalTimeout
 	before := time.Now()
 	res := newApproval(ctx, a, timeout)
 	if soft != nil {

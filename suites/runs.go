@@ -20,12 +20,13 @@ import (
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	conformance.It("H-1,F-1", rules.MUST, "stream hooks map to run.started, run.delta, run.interim and run.completed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.delta(ctx, "thinking…", lmp.DeltaKindReasoning)
 		t.delta(ctx, "Hello", lmp.DeltaKindText)
 		t.hook(ctx, "on_interim_message", map[string]any{"text": "let me look", "already_streamed": false})
 		t.end(ctx, "Hello", nil)
+		t.complete(ctx, "Hello")
 		inTask := match.Task(t.task)
 		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, inTask.And(match.Type(lmp.TypeRunStarted))))
 		must.Equal("run.started task_id", st.TaskID, t.task)
@@ -140,7 +141,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 			got := eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
 				ev, _ := call.Args["event"].(map[string]any)
 				src, _ := ev["source"].(map[string]any)
-				return src["chat_id"] == r.Task
+				return src["chat_id"] == r.Task && strings.Contains(strings.ToLower(messageText(call)), "continue")
 			})
 			text := messageText(got[len(got)-1])
 			must.That(strings.Contains(strings.ToLower(text), "continue"), "run.resume injected %q, not a \"continue\" message", text)
@@ -157,13 +158,16 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 // by call_id and the run.tool_finished frames in arrival order.
 func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunToolFinished) {
 	c := must.Pair(ctx, "device")
-	t := newTurn()
+	t := newTurn(ctx, c)
 	t.start(ctx)
+	t.end(ctx, "", nil) // the call asks for the tools
 	t.tool(ctx, false, "read_file", "call_a")
 	t.tool(ctx, false, "read_file", "call_b")
 	t.tool(ctx, true, "read_file", "call_b")
 	t.tool(ctx, true, "read_file", "call_a")
-	t.end(ctx, "done", nil)
+	t.hookIn(ctx, 2, "on_stream_start", nil)
+	t.endCall(ctx, 2, "done", nil)
+	t.complete(ctx, "done")
 	inTask := match.Task(t.task)
 	starts := map[string]lmp.RunToolStarted{}
 	for range 2 {
@@ -178,16 +182,18 @@ func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunT
 }
 
 // failedRunEnd has the event source run a turn that fails and returns the
-// run's terminal frames (run.failed, run.completed) and what came after
-// the first of them, up to a marker notification sent once the run ended.
+// run's terminal frames (run.failed, run.completed) and the run's frames
+// that came after the first of them, up to a marker notification sent once
+// the run ended.
 // Through the driver, hooks for the turn also arrive after its error: a
 // late delta and a second end.
 func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []client.Frame) {
 	var task string
 	if conformance.Events().Source() == conformance.SourceDriver {
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.end(ctx, "", "boom")
+		t.sessionEnd(ctx, false, false) // not retried: the turn failed
 		t.delta(ctx, "late", lmp.DeltaKindText)
 		t.end(ctx, "late", nil)
 		task = t.task
@@ -203,8 +209,10 @@ func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []cl
 	} else {
 		must.Expect(ctx, c, notifications(ctx, c, 1).Match())
 	}
+	// The run's own frames: a notification in its task (Hermes' gateway
+	// telling of the failure, say) is not part of the run.
 	ends = []client.Frame{failed}
-	for _, f := range pendingIn(c, task, match.Durable()) {
+	for _, f := range pendingIn(c, task, match.Durable().And(match.Run(must.Decode[lmp.RunFailed](failed).RunID))) {
 		switch {
 		case f.Seq <= failed.Seq:
 			// the run's frames before its end
