@@ -24,7 +24,7 @@ type Meta struct {
 func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bool) {
 	fmt.Fprintf(w, "lmp-check: %s\n  timing profile: %s\n", meta.Target, meta.Profile)
 	if meta.Strict {
-		fmt.Fprintln(w, "  strict: SHOULD and INFO failures count")
+		fmt.Fprintln(w, "  strict: SHOULD failures count (INFO observations never do)")
 	}
 	for _, section := range sections(results) {
 		var lines []string
@@ -48,7 +48,7 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 	}
 	var failed []Result
 	for _, r := range results {
-		if r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == UnexpectedPass {
+		if r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == Observed || r.Verdict == UnexpectedPass {
 			failed = append(failed, r)
 		}
 	}

@@ -1,7 +1,7 @@
 // Package check is the lmp-check runner: it turns a target description
 // into a conformance run of package suites, maps each spec's outcome to a
-// verdict (pass, fail, non-strict, skipped, expected failure, unexpected
-// pass), writes readable, JUnit and JSON reports and derives the exit code.
+// verdict (pass, fail, non-strict, observed, skipped, expected failure,
+// unexpected pass), writes readable, JUnit and JSON reports and derives the exit code.
 package check
 
 import (
@@ -22,14 +22,15 @@ type Verdict string
 const (
 	Pass            Verdict = "pass"
 	Fail            Verdict = "fail"
-	NonStrict       Verdict = "non-strict"       // a SHOULD or INFO spec failed; fails only under --strict
+	NonStrict       Verdict = "non-strict"       // a SHOULD spec failed; fails only under --strict
+	Observed        Verdict = "observed"         // an INFO spec saw another choice than the reference server's; fails nothing (note 21)
 	Skipped         Verdict = "skipped"          // not run, with the reason
 	ExpectedFailure Verdict = "expected-failure" // failed as the expectations file says
 	UnexpectedPass  Verdict = "unexpected-pass"  // passed although the expectations file says it fails
 )
 
 // Verdicts lists every verdict in report order.
-var Verdicts = []Verdict{Pass, Fail, NonStrict, Skipped, ExpectedFailure, UnexpectedPass}
+var Verdicts = []Verdict{Pass, Fail, NonStrict, Observed, Skipped, ExpectedFailure, UnexpectedPass}
 
 // Failing reports whether v makes the run not conformant.
 func (v Verdict) Failing() bool { return v == Fail || v == UnexpectedPass }
@@ -92,8 +93,9 @@ func specInfo(s types.SpecReport) (section, text string, ids []string, level rul
 }
 
 // Results maps a suite report to one Result per spec. Under strict,
-// failures of SHOULD and INFO specs are failures; otherwise they are
-// non-strict. Expectations turn failures into expected failures and
+// failures of SHOULD specs are failures; otherwise they are non-strict.
+// A failed INFO spec is an observation, strict or not: our own codes and
+// names are not the spec's (note 21). Expectations turn failures into expected failures and
 // passes into unexpected passes.
 func Results(report types.Report, strict bool, exp *Expectations) []Result {
 	var out []Result
@@ -113,9 +115,13 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 				r.Reason = "not selected"
 			}
 		default: // failed, panicked, timed out, interrupted, aborted
-			r.Verdict = Fail
-			if level != rules.MUST && !strict {
+			switch {
+			case level == rules.INFO:
+				r.Verdict = Observed
+			case level == rules.SHOULD && !strict:
 				r.Verdict = NonStrict
+			default:
+				r.Verdict = Fail
 			}
 			r.Reason = s.Failure.Message
 			if s.State != types.SpecStateFailed {
@@ -140,7 +146,9 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 				r.Notes = append(r.Notes, entry)
 			}
 		}
-		if exp != nil {
+		// An INFO spec fails nothing, so no expectation covers it: its
+		// pass cannot become an unexpected pass.
+		if exp != nil && level != rules.INFO {
 			if e := exp.Match(r); e != nil {
 				r.Expectation = e
 				switch r.Verdict {

@@ -63,6 +63,25 @@ func TestResultsMapVerdicts(t *testing.T) {
 	}
 }
 
+// An INFO spec that fails is an observation: it fails no run, strict or
+// not, and no expectation turns its pass into an unexpected pass (note 21).
+func TestInfoFailsNothing(t *testing.T) {
+	rep := types.Report{SpecReports: types.SpecReports{
+		spec("§3 Pairing", "[P-4] invalid_token", types.SpecStateFailed, "code: want \"invalid_token\", got \"E_TOKEN\"", "INFO", "P-4"),
+		spec("§3 Pairing", "[P-5] close 1008", types.SpecStatePassed, "", "INFO", "P-5"),
+	}}
+	exp := &Expectations{Entries: []Expectation{{Rule: "P-5", Reason: "known"}}}
+	for _, strict := range []bool{false, true} {
+		res := Results(rep, strict, exp)
+		if res[0].Verdict != Observed || res[1].Verdict != Pass {
+			t.Errorf("strict=%v: verdicts %s, %s; want observed, pass", strict, res[0].Verdict, res[1].Verdict)
+		}
+		if s := Summarize(res); !s.Conformant {
+			t.Errorf("strict=%v: an INFO observation failed the run", strict)
+		}
+	}
+}
+
 func TestExpectations(t *testing.T) {
 	exp, err := ParseExpectations("x.yaml", []byte(`
 expectations:

@@ -1,5 +1,10 @@
 package lmp
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // HelloOK answers a successful hello. Credential is present only when the
 // hello paired a new device with a token (P-7).
 type HelloOK struct {
@@ -78,11 +83,32 @@ type RunToolFinished struct {
 // RunCompleted ends a run. The reference server sends it with status
 // completed or cancelled; a failed run ends with RunFailed instead (note 6).
 type RunCompleted struct {
-	RunID    string  `json:"run_id"`
-	Status   string  `json:"status"`
-	Text     string  `json:"text"`
-	Error    *string `json:"error"`
-	Finished bool    `json:"finished"`
+	RunID    string   `json:"run_id"`
+	Status   string   `json:"status"`
+	Text     string   `json:"text"`
+	Error    *string  `json:"error"`
+	Finished Finished `json:"finished"`
+}
+
+// Finished is run.completed.finished. Hermes passes a boolean, which is what
+// the reference server writes; the spec names no type, and another
+// implementation may send a number, such as the timestamp the run finished
+// at (note 21). A number decodes as true unless it is 0.
+type Finished bool
+
+// UnmarshalJSON accepts a boolean or a number.
+func (f *Finished) UnmarshalJSON(data []byte) error {
+	var b bool
+	if err := json.Unmarshal(data, &b); err == nil {
+		*f = Finished(b)
+		return nil
+	}
+	var n float64
+	if err := json.Unmarshal(data, &n); err != nil {
+		return fmt.Errorf("finished: want a boolean or a number, got %s", data)
+	}
+	*f = n != 0
+	return nil
 }
 
 // RunFailed ends a run whose error is non-empty (F-4).
@@ -136,7 +162,7 @@ type Notification struct {
 type Task struct {
 	TaskID       string   `json:"task_id"`
 	Title        *string  `json:"title"`
-	Status       string   `json:"status,omitempty"` // TaskStatusLive or TaskStatusEnded; optional in the schema
+	Status       string   `json:"status,omitempty"` // the reference server's TaskStatusLive or TaskStatusEnded; any string in the schema (note 21)
 	Source       string   `json:"source"`
 	Model        *string  `json:"model"`
 	StartedAt    float64  `json:"started_at"`

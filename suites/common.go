@@ -31,6 +31,14 @@ func slack(d time.Duration) time.Duration {
 	return max(d/5, time.Second)
 }
 
+// rawPayload decodes a frame's payload into a generic map, to check which
+// fields are present.
+func rawPayload(f client.Frame) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(f.Payload, &m)
+	return m
+}
+
 // rawEnvelope decodes a frame into a generic map.
 func rawEnvelope(f client.Frame) map[string]any {
 	var m map[string]any
@@ -40,28 +48,6 @@ func rawEnvelope(f client.Frame) map[string]any {
 
 func ptr[T any](v T) *T { return &v }
 
-// gomegaBeAssignableToFloat matches JSON numbers as encoding/json decodes
-// them into any.
-func gomegaBeAssignableToFloat() gomega.OmegaMatcher {
-	return gomega.BeAssignableToTypeOf(float64(0))
-}
-
-func gomegaMatchRegexp(re string) gomega.OmegaMatcher { return gomega.MatchRegexp(re) }
-
-func gomegaHaveOccurred() gomega.OmegaMatcher { return gomega.HaveOccurred() }
-
-func gomegaBeNil() gomega.OmegaMatcher { return gomega.BeNil() }
-
 func decodeJSON(r io.Reader, v any) error {
 	return json.NewDecoder(io.LimitReader(r, 1<<20)).Decode(v)
 }
-
-func gomegaBeElementOf(v ...any) gomega.OmegaMatcher { return gomega.BeElementOf(v...) }
-
-func gomegaContainElement(v any) gomega.OmegaMatcher { return gomega.ContainElement(v) }
-
-func gomegaBeEmpty() gomega.OmegaMatcher { return gomega.BeEmpty() }
-
-func gomegaHaveLen(n int) gomega.OmegaMatcher { return gomega.HaveLen(n) }
-
-func gomegaContainSubstring(s string) gomega.OmegaMatcher { return gomega.ContainSubstring(s) }

@@ -24,17 +24,30 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
-		Expect(executions(ctx, c, task)).To(gomegaHaveLen(1), "notifications the request produced: the repeated request was executed again")
+		got := len(executions(ctx, c, task))
+		must.That(got == 1, "a session.send sent twice with one request_id produced %d notifications, want 1: the repeat was executed again", got)
 	}, conformance.NeedsEvents)
 
-	conformance.It("I-1", rules.SHOULD, "a repeated session.send gets the earlier ack again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1", rules.SHOULD, "session.send is acknowledged with the resulting task_id, and a repeat gets the same acknowledgement again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
 		text := conformance.Events().Text("notifications", 1)
 		first := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
 		second := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
-		Expect(first.Type).To(Equal(lmp.TypeAck))
-		Expect(string(second.Payload)).To(Equal(string(first.Payload)))
+		var soft must.Soft
+		soft.That(first.Type != lmp.TypeError, "session.send was refused: %s", c.Describe(first))
+		task, _ := rawPayload(first)["task_id"].(string)
+		soft.That(task != "", "the acknowledgement names no task_id in its payload: %s", c.Describe(first))
+		soft.Equal("the repeat's type", second.Type, first.Type)
+		soft.Equal("the repeat's payload", string(second.Payload), string(first.Payload))
+		soft.Done()
+	}, conformance.NeedsEvents)
+
+	conformance.It("I-1", rules.INFO, "the acknowledgement of session.send is an ack frame (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		rid := should.NewID("rq-")
+		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events().Text("notifications", 1), RequestID: rid}, rid)
+		must.Equal("type of the frame answering session.send", f.Type, lmp.TypeAck)
 	}, conformance.NeedsEvents)
 
 	conformance.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids", func(ctx ginkgo.SpecContext) {
@@ -52,7 +65,8 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		// The oldest of the last n is still remembered.
 		rid0 := prefix + "-0"
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid0}, rid0)
-		Expect(executions(ctx, c, task)).To(gomegaHaveLen(n), "notifications %d requests produced: request %s executed twice within the window", n, rid0)
+		got := len(executions(ctx, c, task))
+		must.That(got == n, "%d requests and a repeat of the oldest produced %d notifications, want %d: request %s was executed twice within the window", n, got, n, rid0)
 	}, conformance.NeedsEvents, ginkgo.SpecTimeout(time.Minute))
 
 	conformance.It("I-1,H-5,F-8", rules.MUST, "a repeated approval.resolve is not executed again; the choice reaches resolve_gateway_approval unchanged", func(ctx ginkgo.SpecContext) {
@@ -60,13 +74,13 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		res := newApproval(ctx, c, 0)
 		rid := should.NewID("ar-")
 		first := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid}, rid)
-		Expect(first.Type).To(Equal(lmp.TypeAck), "first resolve: %s", first.Raw)
+		must.That(first.Type != lmp.TypeError, "the first approval.resolve was refused: %s", c.Describe(first))
 		second := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid}, rid)
-		Expect(string(second.Payload)).To(Equal(string(first.Payload)), "the repeat gets the earlier result (I-1, note 7)")
+		must.Equal("the repeated approval.resolve's answer (I-1, note 7: the earlier result)", string(second.Payload), string(first.Payload))
 		got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ID))
-		Expect(got).To(gomegaHaveLen(1))
-		Expect(got[0].Args["choice"]).To(Equal(lmp.ChoiceSession))
-		Expect(got[0].Args["session_key"]).To(Equal(res.SessionKey))
+		must.Equal("resolve_gateway_approval calls", len(got), 1)
+		must.Equal("the choice passed to resolve_gateway_approval", got[0].Args["choice"], lmp.ChoiceSession)
+		must.Equal("the session_key passed to resolve_gateway_approval", got[0].Args["session_key"], res.SessionKey)
 	}, conformance.NeedsDriver)
 
 	conformance.It("I-2", rules.MUST, "resolving an already resolved approval returns error already_resolved", func(ctx ginkgo.SpecContext) {
@@ -76,8 +90,8 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
 		rid2 := should.NewID("ar-")
 		f := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny, RequestID: rid2}, rid2)
-		Expect(f.Type).To(Equal(lmp.TypeError))
-		Expect(must.Decode[lmp.Error](f).Code).To(Equal(lmp.CodeAlreadyResolved))
+		must.That(f.Type == lmp.TypeError, "a second resolution of an approval was answered with %s, want error already_resolved", c.Describe(f))
+		must.Equal("error code (I-2)", must.Decode[lmp.Error](f).Code, lmp.CodeAlreadyResolved)
 	}, conformance.NeedsEvents)
 
 	conformance.It("I-1", rules.SHOULD, "request ids are scoped per device: two devices may use the same id (note 14)", func(ctx ginkgo.SpecContext) {
@@ -87,7 +101,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		text := conformance.Events().Text("notifications", 1)
 		_, ta := sendTrigger(ctx, a, lmp.SessionSend{Text: text, RequestID: rid})
 		_, tb := sendTrigger(ctx, b, lmp.SessionSend{Text: text, RequestID: rid})
-		Expect(tb).NotTo(Equal(ta), "device B's request got device A's result (the same task)")
+		must.That(tb != ta, "device B's request with device A's request_id got device A's result (task %s)", ta)
 		must.Expect(ctx, a, match.Type(lmp.TypeNotification).And(match.Task(ta)))
 		must.Expect(ctx, b, match.Type(lmp.TypeNotification).And(match.Task(tb)))
 	}, conformance.NeedsEvents)

@@ -23,7 +23,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 		a, batch := pairAndNotify(ctx, 6)
 		first := takeBatch(ctx, a, batch)
 		for i := 1; i < len(first); i++ {
-			Expect(first[i].Seq).To(BeNumerically(">", first[i-1].Seq), "seq must increase strictly (E-2)")
+			must.That(first[i].Seq > first[i-1].Seq, "notification %d has seq %d after seq %d: seq must increase strictly (E-2)", i+1, first[i].Seq, first[i-1].Seq)
 		}
 		must.Succeed(a.CloseNow())
 		last := first[1].Seq
@@ -33,23 +33,23 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 		replayed := takeN(ctx, b, batch.Match(), batch.N-2)
 		for i, f := range replayed {
 			orig := first[i+2]
-			Expect(f.Seq).To(Equal(orig.Seq), "re-sent %s keeps its seq (E-7)", orig.EventID)
-			Expect(string(f.Payload)).To(Equal(string(orig.Payload)), "re-sent %s keeps its content (E-7)", orig.EventID)
+			must.Equal("seq of the re-sent "+orig.EventID+" (E-7)", f.Seq, orig.Seq)
+			must.Equal("content of the re-sent "+orig.EventID+" (E-7)", string(f.Payload), string(orig.Payload))
 		}
 		liveFrames := takeBatch(ctx, b, live)
-		Expect(liveFrames[0].Seq).To(BeNumerically(">", replayed[len(replayed)-1].Seq))
+		must.That(liveFrames[0].Seq > replayed[len(replayed)-1].Seq, "the first live event has seq %d, not above the replay's last %d", liveFrames[0].Seq, replayed[len(replayed)-1].Seq)
 		// No duplicates and nothing before last_seq, across the whole stream.
 		seen := map[int64]bool{}
 		prev := last
 		for _, f := range append(append([]client.Frame{}, replayed...), liveFrames...) {
-			Expect(seen[f.Seq]).To(BeFalse(), "seq %d delivered twice", f.Seq)
+			must.That(!seen[f.Seq], "seq %d delivered twice", f.Seq)
 			seen[f.Seq] = true
-			Expect(f.Seq).To(BeNumerically(">", prev), "seq out of order")
+			must.That(f.Seq > prev, "seq %d after seq %d: out of order", f.Seq, prev)
 			prev = f.Seq
 		}
 		for _, f := range b.Pending() {
 			if lmp.IsDurable(f.Type) {
-				Expect(f.Seq).To(BeNumerically(">", last), "a frame at or below last_seq was re-sent: %s", f.Raw)
+				must.That(f.Seq > last, "a durable event at or below last_seq %d was re-sent: %s", last, b.Describe(f))
 			}
 		}
 	}, conformance.NeedsEvents)
@@ -65,7 +65,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 		b := must.Connect(ctx, "device back online", a.Device, &base)
 		got := takeBatch(ctx, b, batch)
 		for i := 1; i < len(got); i++ {
-			Expect(got[i].Seq).To(BeNumerically(">", got[i-1].Seq))
+			must.That(got[i].Seq > got[i-1].Seq, "replayed notification %d has seq %d after seq %d", i+1, got[i].Seq, got[i-1].Seq)
 		}
 	}, conformance.NeedsEvents)
 
@@ -75,7 +75,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 		must.Succeed(a.CloseNow())
 		last := f[0].Seq
 		b := must.Connect(ctx, "device reconnected", a.Device, &last)
-		Expect(b.HelloOK.Truncated).To(BeFalse())
+		must.That(!b.HelloOK.Truncated, "a gap of %d events within a window of %d: hello.ok says truncated", batch.N-1, profile().ReplayWindow)
 	}, conformance.NeedsEvents)
 
 	// The whole stream after a reconnect, frame by frame: a spec that waits
@@ -93,7 +93,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 			if !lmp.IsDurable(f.Type) {
 				continue
 			}
-			Expect(f.Seq).To(BeNumerically(">", prev), "%s (seq %d) after seq %d: a seq was sent twice or out of order", f.Type, f.Seq, prev)
+			must.That(f.Seq > prev, "%s (seq %d) after seq %d: a seq was sent twice or out of order", f.Type, f.Seq, prev)
 			prev = f.Seq
 			if live.Match().Match(f) {
 				break

@@ -19,6 +19,6 @@ var _ = conformance.Section("§2 Truncation", "truncation", func() {
 		takeBatch(ctx, a, batch)
 		must.Succeed(a.CloseNow())
 		b := must.Connect(ctx, "device reconnected", a.Device, &start)
-		Expect(b.HelloOK.Truncated).To(BeTrue(), "a gap of %d events with a window of %d", n, profile().ReplayWindow)
+		must.That(b.HelloOK.Truncated, "a gap of %d events with a window of %d: hello.ok does not say truncated", n, profile().ReplayWindow)
 	}, conformance.NeedsEvents, ginkgo.SpecTimeout(2*time.Minute))
 })

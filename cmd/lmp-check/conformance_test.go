@@ -61,7 +61,7 @@ func TestExitCodes(t *testing.T) {
 		want string // in stdout or stderr
 	}{
 		{"conformant", []string{"--label-filter", "section:transport", "--junit-report", junit, "--json-report", jsonRep}, 0, "Result: CONFORMANT"},
-		{"strict timing deviation", []string{"--strict", "--label-filter", "INFO"}, 1, "NOT CONFORMANT"},
+		{"strict timing deviation", []string{"--strict", "--label-filter", "section:timing"}, 1, "NOT CONFORMANT"},
 		{"unexpected pass", []string{"--label-filter", "T-2", "--expect", expect}, 1, "UNEXPECTED-PASS"},
 		{"unreachable", []string{"--url", "ws://127.0.0.1:1/ws"}, 2, "unreachable"},
 		{"not a ws url", []string{"--url", "http://127.0.0.1:1/ws"}, 2, "ws://"},
