@@ -76,7 +76,7 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	}
 	labels := append([]string{string(level)}, ruleIDs...)
 	args := []any{ginkgo.Label(labels...)}
-	needsDriver, needsEvents, timer, observesNothing := false, false, false, false
+	needsDriver, needsEvents, timer, observesNothing, driverFirst := false, false, false, false, false
 	hasTimeout := false
 	all := append([]string{sectionLabel}, labels...)
 	for _, d := range decorators {
@@ -86,6 +86,7 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 				needsEvents = needsEvents || v == LabelEvents
 				timer = timer || v == LabelTimer
 				observesNothing = observesNothing || v == LabelObservesNothing
+				driverFirst = driverFirst || v == LabelDriverFirst
 			}
 			all = append(all, l...)
 		}
@@ -104,7 +105,7 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 		switch {
 		case needsDriver && !Current().HasDriver():
 			ginkgo.Skip(SkipNoDriver)
-		case needsDriver:
+		case needsDriver, driverFirst && Current().HasDriver():
 			recordSource(SourceDriver)
 		case needsEvents && Current().EventSource() == SourceNone:
 			ginkgo.Skip(SkipNoEvents)
