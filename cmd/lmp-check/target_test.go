@@ -189,3 +189,49 @@ func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
 		}
 	}
 }
+
+// TestInProcessRunUsesBothSources: without --url the event specs run
+// through the built-in triggers, and the driver-first and driver specs
+// through the in-process server's driver.
+func TestInProcessRunUsesBothSources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the event specs against an in-process server")
+	}
+	bin := buildBinary(t)
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, stdout, stderr := runBinary(t, bin, "--label-filter", "events || driver", "--json-report", report)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Specs []struct {
+			Text, Verdict, Source string
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// The JSON report has no labels: tell the kinds apart through lmp-check list.
+	_, list, _ := runBinary(t, bin, "list", "--label-filter", "driver || driver-first")
+	bySource := map[string]int{}
+	for _, sp := range rep.Specs {
+		if sp.Verdict != "pass" {
+			continue
+		}
+		bySource[sp.Source]++
+		want := "triggers"
+		if strings.Contains(list, sp.Text) {
+			want = "driver"
+		}
+		if sp.Source != want {
+			t.Errorf("%s ran through %q, want %q", sp.Text, sp.Source, want)
+		}
+	}
+	if bySource["triggers"] < 10 || bySource["driver"] < 10 {
+		t.Errorf("specs by source: %v", bySource)
+	}
+}
