@@ -147,7 +147,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		} else {
 			conformance.NotObserved("H-3", "without the driver the Hermes side is not visible")
 		}
-	}, conformance.NeedsEvents)
+	}, conformance.NeedsEvents, conformance.DriverFirst)
 
 	conformance.It("M-3,F-1", rules.INFO, "approval.resolved says decided_by remote and the device's choice when a device resolved it, once per approval (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")

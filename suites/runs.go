@@ -88,13 +88,13 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		soft.That(len(ends) == 1 || pair, "a failed run ended with %s", describeAll(c, ends))
 		soft.That(len(after) == 0, "after its end the run sent %s", describeAll(c, after))
 		soft.Done()
-	}, conformance.NeedsEvents)
+	}, conformance.NeedsEvents, conformance.DriverFirst)
 
 	conformance.It("F-4", rules.INFO, "a failed run ends with run.failed alone (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		ends, _ := failedRunEnd(ctx, c)
 		must.That(len(ends) == 1 && ends[0].Type == lmp.TypeRunFailed, "a failed run ended with %s", describeAll(c, ends))
-	}, conformance.NeedsEvents)
+	}, conformance.NeedsEvents, conformance.DriverFirst)
 
 	conformance.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
@@ -118,7 +118,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.Send(ctx, c, lmp.RunCancel{RunID: r.Started.RunID})
 		hermesHalf(func() { eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", r.Task)) })
 		must.Expect(ctx, c, match.Run(r.Started.RunID).And(match.Terminal()))
-	}, conformance.NeedsEvents)
+	}, conformance.NeedsEvents, conformance.DriverFirst)
 
 	conformance.It("F-6", rules.INFO, "a cancelled run ends with run.completed status cancelled (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
@@ -150,7 +150,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(r.Task).And(match.Type(lmp.TypeRunStarted))))
 		must.That(next.RunID != st.RunID, "run.resume did not start a new run: run.started names the paused run %s", st.RunID)
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
-	}, conformance.NeedsEvents)
+	}, conformance.NeedsEvents, conformance.DriverFirst)
 })
 
 // toolTurn plays a turn with two calls of one tool in one iteration,

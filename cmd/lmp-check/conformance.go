@@ -100,6 +100,7 @@ func rulesCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lmp-check rules", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	markdown := fs.Bool("markdown", false, "write the matrix as Markdown (suites/MATRIX.md)")
+	needs := fs.Bool("needs", false, "write the rule → needs table (nothing, triggers, driver, restart, server log) as Markdown, for CI.md")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -112,9 +113,12 @@ func rulesCmd(args []string, stdout, stderr io.Writer) int {
 		return check.ExitUsage
 	}
 	m := check.BuildMatrix(specs)
-	if *markdown {
+	switch {
+	case *needs:
+		m.WriteNeeds(stdout)
+	case *markdown:
 		m.WriteMarkdown(stdout)
-	} else {
+	default:
 		m.WriteRules(stdout)
 	}
 	if p := m.Problems(); len(p) > 0 {

@@ -48,6 +48,16 @@ const SkipNoEvents = "needs --driver-url or --triggers (Hermes-side events)"
 // are skipped with SkipNoEvents without either.
 var NeedsEvents = ginkgo.Label(LabelEvents)
 
+// LabelDriverFirst marks event specs that check more through the driver
+// (the Hermes side of what they observe on the wire).
+const LabelDriverFirst = "driver-first"
+
+// DriverFirst is a decorator for NeedsEvents specs that check more through
+// the driver: they take it whenever there is one, even when the target
+// prefers triggers (the in-process run), and run their wire half alone
+// with triggers.
+var DriverFirst = ginkgo.Label(LabelDriverFirst)
+
 // EventSource returns the source event specs use on this target: the
 // driver when there is one (unless PreferTriggers), else the triggers,
 // else SourceNone.

@@ -34,6 +34,15 @@ const SkipNoDriver = "needs --driver-url (Hermes-side events)"
 // configured.
 var NeedsDriver = ginkgo.Label(LabelDriver)
 
+// LabelObservesNothing marks specs that report what the target declares
+// (its timing profile) rather than observe the server.
+const LabelObservesNothing = "observes-nothing"
+
+// ObservesNothing is a decorator for specs that report on their rules
+// without observing the server: coverage never counts them
+// (NotObserved), nor does the rule → needs table.
+var ObservesNothing = ginkgo.Label(LabelObservesNothing)
+
 // Timer is a decorator for specs that wait on a protocol timer.
 var Timer = ginkgo.Label(LabelTimer)
 
@@ -67,7 +76,7 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	}
 	labels := append([]string{string(level)}, ruleIDs...)
 	args := []any{ginkgo.Label(labels...)}
-	needsDriver, needsEvents, timer := false, false, false
+	needsDriver, needsEvents, timer, observesNothing, driverFirst := false, false, false, false, false
 	hasTimeout := false
 	all := append([]string{sectionLabel}, labels...)
 	for _, d := range decorators {
@@ -76,6 +85,8 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 				needsDriver = needsDriver || v == LabelDriver
 				needsEvents = needsEvents || v == LabelEvents
 				timer = timer || v == LabelTimer
+				observesNothing = observesNothing || v == LabelObservesNothing
+				driverFirst = driverFirst || v == LabelDriverFirst
 			}
 			all = append(all, l...)
 		}
@@ -94,10 +105,13 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 		switch {
 		case needsDriver && !Current().HasDriver():
 			ginkgo.Skip(SkipNoDriver)
-		case needsDriver:
+		case needsDriver, driverFirst && Current().HasDriver():
 			recordSource(SourceDriver)
 		case needsEvents && Current().EventSource() == SourceNone:
 			ginkgo.Skip(SkipNoEvents)
+		}
+		if observesNothing {
+			NotObserved(ids, "the spec reports what the target declares; other specs observe the rule")
 		}
 		body(ctx)
 	}

@@ -4,8 +4,15 @@
 // schema-validated, their transcripts attached on failure) and the
 // background probes that let timer-bound specs overlap in time.
 //
+// Hermes-side events come from an event source (Events): the mock Hermes
+// driver API when there is one, else session.send triggers (Triggers), so
+// that every spec visible on the wire runs against any server. Target
+// commands (Revoke, Restart) act on a server whose admin interface is not
+// ours.
+//
 // It is black-box: it speaks to the server only through the wire protocol,
-// the pairing endpoint and, when configured, the mock Hermes driver API.
+// the pairing endpoint, the target commands and, when configured, the mock
+// Hermes driver API.
 package conformance
 
 import (
