@@ -20,8 +20,8 @@ var errFailed = errors.New("failed")
 // Causes of a turn's interruption, as the approvals it cancels report them
 // (post_approval_response cancelled=<cause>).
 var (
-	causeInterrupt = errors.New("interrupt")
-	causeNew       = errors.New("new_session")
+	errInterrupted = errors.New("interrupt")
+	errNewSession  = errors.New("new_session")
 )
 
 // turn is one agent turn (run_conversation) played from a script: the
@@ -63,7 +63,7 @@ func (m *Mock) run(pb *Playback) error {
 		return m.runSteps(pb) // a script that starts no turn
 	}
 	bg := context.WithoutCancel(pb.ctx)
-	t.hookNow(bg, "pre_llm_call", map[string]any{
+	t.out.hook(bg, "pre_llm_call", map[string]any{
 		"session_id": t.sessionID, "task_id": t.sessionID, "turn_id": t.turnID,
 		"user_message": t.userMessage, "conversation_history": t.history,
 		"is_first_turn": t.firstTurn, "model": t.model, "platform": t.platform,
@@ -77,7 +77,7 @@ func (m *Mock) run(pb *Playback) error {
 	case m.ctx.Err() != nil:
 		return ErrClosed // the gateway is going away: nothing more is said
 	case errors.Is(err, errStopped):
-		if cause := context.Cause(pb.ctx); errors.Is(cause, causeInterrupt) || errors.Is(cause, causeNew) {
+		if cause := context.Cause(pb.ctx); errors.Is(cause, errInterrupted) || errors.Is(cause, errNewSession) {
 			// The gateway interrupts the agent and tells the adapter
 			// first; the agent then winds down.
 			select {
@@ -137,7 +137,7 @@ func (t *turn) lastError() string { return t.pb.failure }
 // the end of every turn.
 func (t *turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
 	t.m.cancelTurnApprovals(t.turnID, "turn_ended")
-	t.hookNow(ctx, "on_session_end", map[string]any{
+	t.out.hook(ctx, "on_session_end", map[string]any{
 		"session_id": t.sessionID, "task_id": t.sessionID, "turn_id": t.turnID,
 		"completed": completed, "interrupted": interrupted, "model": t.model, "platform": t.platform,
 	})
@@ -156,11 +156,6 @@ func (t *turn) reply(ctx context.Context, text string, md map[string]any) {
 	if res := a.Send(ctx, t.chatID, text, md); !res.Success {
 		t.m.log.Warn("mockhermes: send failed", "err", res.Error, "retryable", res.Retryable)
 	}
-}
-
-// hookNow fires a synchronous hook (not a stream hook).
-func (t *turn) hookNow(ctx context.Context, name string, kw map[string]any) {
-	t.out.hook(ctx, name, kw)
 }
 
 func (t *turn) vars() map[string]string {

@@ -270,7 +270,7 @@ func (ap *Approval) Wait(ctx context.Context) string {
 	case <-timer.C:
 		o = m.settle(ap.p, outcome{choice: ChoiceTimeout})
 	case <-ctx.Done():
-		if c := context.Cause(ctx); errors.Is(c, causeInterrupt) || errors.Is(c, causeNew) {
+		if c := context.Cause(ctx); errors.Is(c, errInterrupted) || errors.Is(c, errNewSession) {
 			// The gateway cancels the session's approvals itself, after
 			// telling the adapter.
 			select {

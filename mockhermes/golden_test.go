@@ -176,6 +176,7 @@ func deterministic(m *Mock) {
 }
 
 type goldenCase struct {
+	label    string // the trace's name when the scenario's is not enough
 	scenario string
 	args     []string
 	opts     Options
@@ -191,6 +192,8 @@ var goldenCases = []goldenCase{
 	{scenario: "interim"},
 	{scenario: "approval", answer: lmp.ChoiceOnce},
 	{scenario: "approval", answer: lmp.ChoiceDeny},
+	{label: "approval-timeout", scenario: "approval", opts: Options{ApprovalTimeout: 20 * time.Millisecond}},
+	{label: "smart-approve", scenario: "smart-approve"},
 	{scenario: "smart", answer: lmp.ChoiceOnce},
 	{scenario: "coalesce", answer: lmp.ChoiceSession},
 	{scenario: "fail"},
@@ -203,6 +206,9 @@ var goldenCases = []goldenCase{
 }
 
 func (c goldenCase) name() string {
+	if c.label != "" {
+		return c.label
+	}
 	n := c.scenario
 	if c.answer != "" {
 		n += "-" + c.answer
@@ -240,6 +246,7 @@ func TestGoldenTraces(t *testing.T) {
 	}
 	m := New(Options{})
 	defer m.Close()
+	covered["smart-approve"] = true
 	for _, name := range m.ScenarioNames() {
 		if !covered[name] {
 			t.Errorf("built-in scenario %s has no golden trace", name)
@@ -255,6 +262,9 @@ func playTrace(t *testing.T, c goldenCase) string {
 	tr := &tracer{t: t, m: m, answer: c.answer, stopAt: c.stopAt}
 	m.Attach(tr)
 	defer m.Close()
+	if err := m.LoadScriptBytes("smart-approve.yaml", []byte(smartApprove)); err != nil {
+		t.Fatal(err)
+	}
 	text := strings.TrimSpace("/mock " + c.scenario + " " + strings.Join(c.args, " "))
 	pb, err := m.PlayWith(context.Background(), c.scenario, c.args, "chat-1", PlayOptions{Text: text, SenderID: "device-1"})
 	if err != nil {
@@ -272,6 +282,17 @@ func playTrace(t *testing.T, c goldenCase) string {
 	}
 	return tr.trace()
 }
+
+// smartApprove is a smart approval the auxiliary model grants: its own
+// pair, surface "smart", and no prompt.
+const smartApprove = `name: smart-approve
+steps:
+  - stream: "Listing the build tree."
+  - approval:
+      command: "ls -R ./build"
+      smart: approve
+    granted: [{stream: "Listed."}]
+`
 
 // lineDiff shows the first differing lines of two traces.
 func lineDiff(want, got string) string {

@@ -118,9 +118,9 @@ func (m *Mock) stop(chatID, cause, invalidation string) error {
 		}
 		return nil
 	}
-	reason := causeInterrupt
+	reason := errInterrupted
 	if invalidation == "new_command" {
-		reason = causeNew
+		reason = errNewSession
 	}
 	cur.cancel(reason)
 	ok := m.goroutine(func() {

@@ -157,7 +157,7 @@ func (m *Mock) enqueue(pb *Playback, interrupt bool) error {
 	if c.cur != nil {
 		if interrupt && c.cur.turn != nil {
 			cur := c.cur
-			cur.cancel(causeInterrupt)
+			cur.cancel(errInterrupted)
 			m.releaseSessionLocked(c.key, CancelInterrupt)
 			cur.ack() // nothing to tell the adapter: no /stop
 			c.queue = append([]*Playback{pb}, c.queue...)

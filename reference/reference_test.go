@@ -235,3 +235,21 @@ func TestDefaultAddrIsLoopback(t *testing.T) {
 		t.Fatalf("BaseURL %s", inst.BaseURL)
 	}
 }
+
+// TestHermesOptionsReachTheMock: the Hermes behaviours lmp-server sets are
+// the mock's, as the driver's profile says; a busy-input mode Hermes does
+// not have is refused by name.
+func TestHermesOptionsReachTheMock(t *testing.T) {
+	inst := start(t, reference.Options{HermesReasoningDeltas: true, HermesCrosstalk: true, HermesBusyInput: mockhermes.BusyQueue})
+	p, err := driver.New(inst.DriverURL, nil).Profile(ctxT(t))
+	if err != nil || p.Hermes == nil {
+		t.Fatalf("profile = %+v, %v", p, err)
+	}
+	if h := p.Hermes; !h.StreamReasoningDeltas || !h.Crosstalk || h.BusyInputMode != mockhermes.BusyQueue || h.Surface != "loomi" {
+		t.Fatalf("hermes profile = %+v", h)
+	}
+	_, err = reference.Start(ctxT(t), reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), HermesBusyInput: "steer"})
+	if err == nil || !strings.Contains(err.Error(), `"steer"`) {
+		t.Fatalf("busy input steer: %v", err)
+	}
+}

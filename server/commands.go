@@ -29,7 +29,11 @@ func (c *conn) idempotent(ctx context.Context, requestID string, exec func(conte
 }
 
 func scopedOf(p lmp.Payload, taskID, runID *string) scoped {
-	raw, _ := json.Marshal(p)
+	raw, err := encodePayload(p, taskID, runID)
+	if err != nil {
+		raw, _ = json.Marshal(lmp.Error{Code: lmp.CodeInternal, Message: "the reply could not be encoded: " + err.Error()})
+		return scoped{typ: lmp.TypeError, payload: raw}
+	}
 	return scoped{typ: p.FrameType(), taskID: taskID, runID: runID, payload: raw}
 }
 
@@ -50,7 +54,7 @@ func (c *conn) cmdSessionSend(ctx context.Context, f lmp.ClientFrame) {
 		defer cancel()
 		// Enforces F-5: session.send becomes handle_message into the task's chat (a new task without task_id).
 		if err := c.handleMessage(ctx, task, p.Text, p.RequestID); err != nil {
-			c.log.Warn("handle_message failed", "task", task, "err", err)
+			c.log.Warn("handle_message failed", "task", lmp.Shorten(task), "err", err)
 			return errorResult(lmp.CodeHermesUnavailable, "Hermes did not take the message: "+err.Error(), p.RequestID)
 		}
 		return scopedOf(lmp.Ack{RequestID: p.RequestID, For: lmp.TypeSessionSend, TaskID: &task}, &task, nil)
