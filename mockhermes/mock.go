@@ -104,7 +104,7 @@ type Mock struct {
 	grantedSession map[string]map[string]bool // by session key, pattern key
 	grantedAlways  map[string]bool
 	crossN         int // crosstalk turns played, to alternate platforms
-	rec       recorder
+	rec            recorder
 }
 
 var _ server.Hermes = (*Mock)(nil)
