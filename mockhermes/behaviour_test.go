@@ -482,3 +482,62 @@ func TestOversizePayloadDropped(t *testing.T) {
 		t.Fatalf("the final reply did not go out whole: %d bytes", len(last.Text))
 	}
 }
+
+// TestFaultModesPerPlayback: off by default, settable per playback; the
+// duplicate mode (beyond Hermes) delivers every on_stream_end and
+// post_tool_call twice.
+func TestFaultModesPerPlayback(t *testing.T) {
+	m, f := newTestMock(t, Options{})
+	waitDone(t, play(t, m, "reply"))
+	if c := count(f.snapshot(), "on_stream_end"); c != 1 {
+		t.Fatalf("faults on by default: %d ends", c)
+	}
+	pb, err := m.PlayWith(context.Background(), "tools", nil, "", PlayOptions{Faults: Faults{Duplicate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, pb)
+	var ends, posts int
+	for _, e := range f.snapshot() {
+		if e.Kwargs["turn_id"] == pb.TurnID {
+			switch e.Name {
+			case "on_stream_end":
+				ends++
+			case "post_tool_call":
+				posts++
+			}
+		}
+	}
+	if ends != 6 || posts != 10 {
+		t.Fatalf("duplicate: %d ends, %d posts; want 6 and 10", ends, posts)
+	}
+}
+
+// TestInterruptNeverFails: a stop that lands between two chunks streamed
+// without a pause ends the call unfinished, never as a failure.
+func TestInterruptNeverFails(t *testing.T) {
+	m, f := newTestMock(t, Options{})
+	if err := m.LoadScriptBytes("fast.yaml", []byte("name: fast\nsteps:\n  - repeat: forever\n    steps:\n      - stream: abcdefgh\n        chunk: 1\n")); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		pb := play(t, m, "fast")
+		f.waitFor(t, "a delta", func(evs []event) bool {
+			for _, e := range evs {
+				if e.Name == "on_stream_delta" && e.Kwargs["turn_id"] == pb.TurnID {
+					return true
+				}
+			}
+			return false
+		})
+		if err := m.Stop(pb.TaskID); err != nil {
+			t.Fatal(err)
+		}
+		waitDone(t, pb)
+		for _, e := range f.snapshot() {
+			if e.Name == "on_stream_end" && e.Kwargs["turn_id"] == pb.TurnID && (e.Kwargs["error"] != nil || e.Kwargs["finished"] != false) {
+				t.Fatalf("interrupted call ended as %v", e.Kwargs)
+			}
+		}
+	}
+}
