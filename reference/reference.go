@@ -197,11 +197,10 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/", srv.Handler())
-	mux.Handle(driver.Prefix+"/", server.LoopbackOnly(mock.DriverHandler(profile(o))))
-	hs := &http.Server{
-		Handler: mux, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	mux.Handle(driver.Prefix+"/", srv.LoopbackOnly(mock.DriverHandler(profile(o))))
+	hs := server.NewHTTPServer(mux, server.DefaultHTTPLimits)
+	hs.TLSConfig = tlsCfg
+	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	inst := &Instance{
 		WSURL: wsScheme + "://" + local + lmp.PathWebSocket, BaseURL: scheme + "://" + local,
 		PublicURL: public, TLSFingerprint: fp, DataDir: o.DataDir,

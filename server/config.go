@@ -30,6 +30,11 @@ type Config struct {
 	// approval.required's deadline_ts is derived from it: Hermes gives
 	// only a monotonic expiry.
 	ApprovalTimeout time.Duration
+	// FinalReplyWait (DefaultFinalReplyWait) is how long a turn Hermes
+	// reported completed waits for its final reply through send();
+	// RunIdleTimeout (DefaultRunIdleTimeout) ends a run none of whose
+	// hooks came for that long (note 17).
+	FinalReplyWait, RunIdleTimeout time.Duration
 	// MissedPongs (T-5), ReplayWindow (E-5), RequestIDWindow (I-1) and
 	// SendQueue default to 3, 512, 256, 256. ReplayWindow is also how far
 	// a connection may fall behind before it is a slow consumer (1013).
@@ -79,6 +84,8 @@ func (c *Config) applyDefaults() error {
 	setDur(&c.AuthTimeout, lmp.DefaultAuthTimeout)
 	setDur(&c.PairTTL, lmp.DefaultPairTTL)
 	setDur(&c.ApprovalTimeout, lmp.DefaultApprovalTimeout)
+	setDur(&c.FinalReplyWait, DefaultFinalReplyWait)
+	setDur(&c.RunIdleTimeout, DefaultRunIdleTimeout)
 	setInt(&c.MissedPongs, lmp.DefaultMissedPongs)
 	setInt(&c.ReplayWindow, lmp.DefaultReplayWindow)
 	setInt(&c.RequestIDWindow, lmp.DefaultRequestIDWindow)

@@ -88,16 +88,28 @@ func (h *fakeHermes) HandleMessage(ctx context.Context, ev server.MessageEvent) 
 }
 
 func (h *fakeHermes) ListSessions(ctx context.Context, opts server.ListSessionsOptions) ([]server.SessionRow, error) {
-	if err := h.record("list_sessions_rich", map[string]any{"limit": opts.Limit}); err != nil {
+	if err := h.record("list_sessions_rich", map[string]any{"limit": opts.Limit, "source": opts.Source}); err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := len(h.sessions)
-	if opts.Limit > 0 && opts.Limit < n {
-		n = opts.Limit
+	var rows []server.SessionRow
+	for _, r := range h.sessions {
+		if opts.Source == "" || r.Source == opts.Source {
+			rows = append(rows, r)
+		}
 	}
-	return append([]server.SessionRow(nil), h.sessions[:n]...), nil
+	if opts.Limit > 0 && opts.Limit < len(rows) {
+		rows = rows[:opts.Limit]
+	}
+	return rows, nil
+}
+
+// setSessions replaces the session store's rows, newest first.
+func (h *fakeHermes) setSessions(rows ...server.SessionRow) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sessions = rows
 }
 
 // askApproval plays the gateway asking for an approval.
