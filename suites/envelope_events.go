@@ -26,10 +26,11 @@ var _ = conformance.Section("§2 Envelope", "envelope", func() {
 			Expect(res.Success).To(BeTrue(), "send(): %+v", res)
 			frames = append(frames, must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", title))))
 		}
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.delta(ctx, "hi", lmp.DeltaKindText)
 		t.end(ctx, "hi", nil)
+		t.complete(ctx, "hi")
 		for _, typ := range []string{lmp.TypeRunStarted, lmp.TypeRunDelta, lmp.TypeRunCompleted} {
 			frames = append(frames, must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ))))
 		}

@@ -27,19 +27,21 @@ func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) clie
 var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 	conformance.It("H-1", rules.MUST, "run.started carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
-		t.hook(ctx, "on_stream_start", map[string]any{"model": "model-" + t.id, "provider": "provider-" + t.id, "surface": "gateway"})
+		t := newTurn(ctx, c)
+		t.begin(ctx)
+		t.hook(ctx, "on_stream_start", map[string]any{"model": "model-" + t.id, "provider": "provider-" + t.id})
 		s := must.Decode[lmp.RunStarted](runFrame(ctx, c, t, lmp.TypeRunStarted))
 		Expect(s.Model).To(Equal("model-"+t.id), "run.started model")
 		Expect(s.Provider).To(Equal("provider-"+t.id), "run.started provider")
-		Expect(s.Surface).To(Equal("gateway"), "run.started surface")
-		Expect(s.SessionID).To(Equal(t.task), "run.started session_id")
-		t.end(ctx, "", nil)
+		Expect(s.Surface).To(Equal(platform), "run.started surface")
+		Expect(s.SessionID).To(Equal(t.session), "run.started session_id")
+		t.end(ctx, "done", nil)
+		t.complete(ctx, "done")
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1,F-1", rules.MUST, "run.delta carries the hook's text, kind (text and reasoning) and iteration", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		for i, d := range []struct {
 			kind string
@@ -51,12 +53,13 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 			Expect(got.Kind).To(Equal(d.kind), "run.delta kind of %q", text)
 			Expect(got.Iteration).To(Equal(d.it), "run.delta iteration of %q", text)
 		}
-		t.end(ctx, "", nil)
+		t.end(ctx, "done", nil)
+		t.complete(ctx, "done")
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1", rules.MUST, "run.interim carries the hook's text and already_streamed, true and false", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		for _, already := range []bool{true, false, true} {
 			text := fmt.Sprintf("interim %v %s", already, should.NewID(""))
@@ -64,26 +67,31 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 			got := must.Decode[lmp.RunInterim](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunInterim), match.Field("text", text))))
 			Expect(got.AlreadyStreamed).To(Equal(already), "run.interim already_streamed of %q", text)
 		}
-		t.end(ctx, "", nil)
+		t.end(ctx, "done", nil)
+		t.complete(ctx, "done")
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-2,F-3", rules.MUST, "run.tool_finished.ok is true for status ok only (error and blocked are not ok), in the hook's iteration", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
+		t.begin(ctx)
 		t.hook(ctx, "on_stream_start", map[string]any{"iteration": 2})
 		for _, status := range []string{"ok", "error", "blocked"} {
 			id := should.NewID("call_")
-			t.hook(ctx, "pre_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id, "iteration": 2})
+			fire(ctx, "pre_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
+				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{}}, nil)
 			started := must.Decode[lmp.RunToolStarted](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolStarted), match.Field("call_id", id))))
 			Expect(started.Iteration).To(Equal(2), "run.tool_started iteration")
-			t.hook(ctx, "post_tool_call", map[string]any{"tool_name": "terminal", "tool_call_id": id, "iteration": 2,
-				"result": "r", "duration_ms": 20, "status": status, "error_type": nil, "error_message": nil})
+			fire(ctx, "post_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
+				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{},
+				"result": "r", "duration_ms": 20, "status": status, "error_type": nil, "error_message": nil}, nil)
 			fin := must.Decode[lmp.RunToolFinished](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolFinished), match.Field("call_id", id))))
 			Expect(fin.OK).To(Equal(status == "ok"), "run.tool_finished ok for status %q", status)
 			Expect(fin.Iteration).To(Equal(2), "run.tool_finished iteration")
 			Expect(fin.Index).To(Equal(started.Index), "run.tool_finished index pairs with its start")
 		}
-		t.end(ctx, "", nil)
+		t.end(ctx, "done", nil)
+		t.complete(ctx, "done")
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-5,F-8", rules.MUST, "resolve_gateway_approval gets the approval's session key, the choice unchanged, resolve_all false, the reason and Hermes' request id", func(ctx ginkgo.SpecContext) {
@@ -137,15 +145,16 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 		first, run1 := startLongRun(ctx, c)
 		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
 		must.Expect(ctx, c, match.Run(run1.RunID).And(match.Terminal()))
-		play, err := drv().Play(ctx, driver.PlayRequest{Scenario: "long", TaskID: first.TaskID})
-		must.Succeed(err)
-		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(play.TaskID).And(match.Type(lmp.TypeRunStarted), match.M{Desc: "another run", Fn: func(f client.Frame) bool { return f.RunID != nil && *f.RunID != run1.RunID }})))
-		before := len(calls(ctx, "interrupt_session_activity", nil))
+		rid := should.NewID("rq-")
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &first.TaskID, Text: "/mock long", RequestID: rid}, rid)
+		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(first.TaskID).And(match.Type(lmp.TypeRunStarted), match.M{Desc: "another run", Fn: func(f client.Frame) bool { return f.RunID != nil && *f.RunID != run1.RunID }})))
+		stops := func() int { return len(calls(ctx, "handle_message", withText("/stop"))) }
+		before := stops()
 		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
 		must.Send(ctx, c, lmp.Ping{})
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 		// The pong follows the cancel: the server has handled it.
-		Expect(calls(ctx, "interrupt_session_activity", nil)).To(gomegaHaveLen(before), "cancelling ended run %s interrupted Hermes (run %s is the task's current one)", run1.RunID, run2.RunID)
+		Expect(stops()).To(Equal(before), "cancelling ended run %s sent Hermes /stop (run %s is the task's current one)", run1.RunID, run2.RunID)
 		for _, f := range c.Pending() {
 			Expect(match.Run(run2.RunID).And(match.Terminal()).Match(f)).To(BeFalse(), "cancelling ended run %s ended run %s", run1.RunID, run2.RunID)
 		}

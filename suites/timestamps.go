@@ -109,10 +109,11 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		c := must.Pair(ctx, "device")
 		frames := []client.Frame{}
 		// A run (run.started, run.delta, run.completed).
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.delta(ctx, "hello", lmp.DeltaKindText)
 		t.end(ctx, "hello", nil)
+		t.complete(ctx, "hello")
 		for _, typ := range []string{lmp.TypeRunStarted, lmp.TypeRunDelta, lmp.TypeRunCompleted} {
 			frames = append(frames, must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ))))
 		}
