@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -103,12 +102,11 @@ func (s *Server) load() error {
 // behind is closed as a slow consumer instead, and its missed events are
 // served by its next hello (slow consumers).
 func (s *Server) publish(typ string, taskID, runID *string, payload any) {
-	raw, err := json.Marshal(payload)
+	ev, err := newEvent(typ, time.Now(), taskID, runID, payload)
 	if err != nil {
 		s.log.Error("encode event", "type", typ, "err", err)
 		return
 	}
-	ev := newEvent(typ, time.Now(), taskID, runID, raw)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
