@@ -28,9 +28,16 @@ const maxKeptFrame = 64 << 10
 // fatalWriteTimeout bounds the write of the error that precedes a close.
 const fatalWriteTimeout = time.Second
 
-// killGrace bounds how long a fatal close may take before the TCP
-// connection is dropped.
+// killGrace bounds the close handshake of a fatal close.
 const killGrace = 2 * time.Second
+
+// closeBound bounds a fatal close from the moment it is decided until the
+// TCP connection is closed, whatever the peer does: the frame being
+// written may take writeTimeout (a slow peer that still reads gets it,
+// then the error and the close frame), the error fatalWriteTimeout, the
+// close handshake killGrace. A peer that reads nothing meanwhile gets the
+// TCP close alone: nothing else can reach it.
+const closeBound = writeTimeout + fatalWriteTimeout + killGrace
 
 // fetchBatch is how many events the writer takes from the shared log at a
 // time. The events of a batch are held by the connection until written, so
@@ -231,7 +238,7 @@ func (c *conn) offer(p lmp.Payload, taskID, runID *string) bool {
 }
 
 func (c *conn) sendMode(p lmp.Payload, taskID, runID *string, mode pushMode) bool {
-	raw, err := json.Marshal(p)
+	raw, err := encodePayload(p, taskID, runID)
 	if err != nil {
 		c.log.Error("encode frame", "type", p.FrameType(), "err", err)
 		return false
@@ -259,8 +266,10 @@ func (c *conn) failWith(k killReq) {
 		c.kill <- k
 		close(c.dying)
 		// A peer that reads nothing can hold the writer in a blocked write
-		// or the close handshake; it is dropped after killGrace.
-		time.AfterFunc(killGrace, func() { c.ws.CloseNow() })
+		// or the close handshake; it is dropped after closeBound. Not
+		// sooner: a writer stuck behind a slow peer that still reads must
+		// finish its frame and send the close, or the peer sees a bare EOF.
+		time.AfterFunc(closeBound, func() { c.ws.CloseNow() })
 	})
 }
 
@@ -443,5 +452,7 @@ func (c *conn) writeFatal(k killReq) {
 		}
 	}
 	c.log.Info("closing connection", "code", int(k.code), "reason", k.errCode)
+	hard := time.AfterFunc(killGrace, func() { c.ws.CloseNow() })
 	_ = c.ws.Close(k.code, k.errCode)
+	hard.Stop()
 }

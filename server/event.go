@@ -52,6 +52,16 @@ func newEvent(typ string, ts time.Time, taskID, runID *string, payload any) (*ev
 		return nil, err
 	}
 	sc.buf.Truncate(sc.buf.Len() - 1) // the encoder's newline
+	if sc.buf.Len() > lmp.MaxFrameBytes-envelopeReserve {
+		// Perhaps over the frame limit: encodePayload measures it exactly
+		// and shortens its strings to fit (rare, so encoded again).
+		raw, err := encodePayload(payload, taskID, runID)
+		if err != nil {
+			return nil, err
+		}
+		sc.buf.Truncate(len(b))
+		sc.buf.Write(raw)
+	}
 	sc.buf.WriteByte('}')
 	buf := bytes.Clone(sc.buf.Bytes())
 	return &event{typ: typ, mid: buf[:k:k], tail: buf[k:]}, nil

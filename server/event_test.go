@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,6 +60,27 @@ func TestEventPayloadThatDoesNotEncode(t *testing.T) {
 	var f lmp.Frame
 	if err := json.Unmarshal(ev.appendTo(nil, 0), &f); err != nil || string(f.Payload) != `{"n":1}` {
 		t.Fatalf("event after a failed one: %s (%v)", ev.appendTo(nil, 0), err)
+	}
+}
+
+// TestEventWithinTheFrameLimit publishes a notification whose text alone
+// is over lmp.MaxFrameBytes: the event's frame, at the longest seq a
+// device can have, still fits, its text shortened with cutMark.
+func TestEventWithinTheFrameLimit(t *testing.T) {
+	task := strings.Repeat("t", 300)
+	n := lmp.Notification{Category: lmp.CategoryResult, Text: strings.Repeat("é<", lmp.MaxFrameBytes/2), Source: "gateway"}
+	ev := testEvent(lmp.TypeNotification, time.Now(), &task, nil, n)
+	ev.g = math.MaxInt64
+	raw := ev.appendTo(nil, 0)
+	if len(raw) > lmp.MaxFrameBytes {
+		t.Fatalf("frame of %d bytes, over the %d-byte limit", len(raw), lmp.MaxFrameBytes)
+	}
+	var f struct{ Payload lmp.Notification }
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(f.Payload.Text, cutMark) || f.Payload.Source != "gateway" {
+		t.Fatalf("shortened text ends %q, source %q", f.Payload.Text[len(f.Payload.Text)-40:], f.Payload.Source)
 	}
 }
 

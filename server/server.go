@@ -20,6 +20,9 @@ type Server struct {
 	log    *slog.Logger
 	store  *store.Store
 	hermes Hermes
+	// publicHost is the host of cfg.PublicURL: besides loopback names, the
+	// only Host /ws and /internal/* answer (hostAllowed).
+	publicHost string
 
 	tokens    *tokenTable
 	runs      *runTable
@@ -53,12 +56,12 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.applyDefaults(); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(cfg.DataDir)
+	st, err := store.Open(cfg.DataDir, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes,
+		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes, publicHost: publicHostOf(cfg.PublicURL),
 		tokens:    newTokenTable(),
 		runs:      newRunTable(),
 		approvals: newApprovalTable(),
@@ -104,7 +107,7 @@ func (s *Server) load() error {
 func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 	ev, err := newEvent(typ, time.Now(), taskID, runID, payload)
 	if err != nil {
-		s.log.Error("encode event", "type", typ, "err", err)
+		s.log.Error("event dropped: cannot encode it", "type", typ, "err", err)
 		return
 	}
 	s.mu.Lock()
