@@ -18,6 +18,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/dashboard"
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -51,6 +53,9 @@ type Options struct {
 	// HermesQuirks makes the mock Hermes deliver every scenario's stream
 	// hooks the way a loaded Hermes may: reordered, dropped, duplicated.
 	HermesQuirks mockhermes.Faults
+	// Dashboard serves the dashboard page at the root (loopback only, see
+	// package dashboard) and records every frame for it.
+	Dashboard bool
 	// Faults is passed to server.Config.Faults: for this module's
 	// self-test only; the zero value commits no fault and no flag of
 	// lmp-server sets it.
@@ -163,11 +168,23 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		public = wsScheme + "://" + advertisedHostPort(ln.Addr().(*net.TCPAddr)) + lmp.PathWebSocket
 	}
 
+	var dash *dashboard.Dashboard
+	var observer server.FrameObserver
+	var inst *Instance
+	if o.Dashboard {
+		dash = dashboard.New(dashboard.Options{
+			Pair: func(ctx context.Context, ttl time.Duration) (lmp.PairResponse, error) {
+				return client.Pair(ctx, inst.PairURL, ttl, selfClient(fp))
+			},
+			Approvals: mock, Logger: log.With("component", "dashboard"),
+		})
+		observer = dash.Observe
+	}
 	srv, err := server.New(server.Config{
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
 		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL,
-		TLSFingerprint: fp, Logger: log, Faults: o.Faults,
+		TLSFingerprint: fp, Logger: log, Faults: o.Faults, Observer: observer,
 	})
 	if err != nil {
 		closeListeners()
@@ -183,7 +200,13 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		Handler: mux, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-	inst := &Instance{
+	if dash != nil {
+		page := server.LoopbackOnly(dash.Handler())
+		mux.Handle("GET "+dashboard.PathPage+"{$}", page)
+		mux.Handle(dashboard.PathPrefix, page)
+		hs.RegisterOnShutdown(dash.Close)
+	}
+	inst = &Instance{
 		WSURL: wsScheme + "://" + local + lmp.PathWebSocket, BaseURL: scheme + "://" + local,
 		PublicURL: public, TLSFingerprint: fp, DataDir: o.DataDir,
 		srv: srv, mock: mock, http: hs, done: make(chan error, 1),
@@ -231,6 +254,24 @@ func (i *Instance) Close(ctx context.Context) error {
 		err = serr
 	}
 	return err
+}
+
+// selfClient talks to this instance's own loopback listener. With TLS it
+// accepts exactly the instance's certificate (fp), whatever names it holds.
+func selfClient(fp string) *http.Client {
+	if fp == "" {
+		return &http.Client{Timeout: 10 * time.Second}
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		InsecureSkipVerify: true, // replaced by the pin below
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
+			if hex.EncodeToString(sum[:]) != fp {
+				return errors.New("not this server's certificate")
+			}
+			return nil
+		},
+	}}}
 }
 
 // version is the module version the binary was built from, or "dev".

@@ -40,6 +40,9 @@ type Config struct {
 	// Logger receives the server's logs; nil discards them. Secrets never
 	// reach it (S-1).
 	Logger *slog.Logger
+	// Observer, when set, sees every frame read or written (see
+	// FrameObserver); nil for none.
+	Observer FrameObserver
 
 	// Faults are deliberate protocol violations, for this module's
 	// self-test only (suites/selftest): the zero value commits no fault,

@@ -408,6 +408,7 @@ func (c *conn) writeScoped(f scoped) error {
 func (c *conn) writeRaw(b []byte) error {
 	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 	defer cancel()
+	c.observe(true, b)
 	return c.ws.Write(ctx, websocket.MessageText, b)
 }
 

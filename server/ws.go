@@ -93,6 +93,7 @@ func (c *conn) readLoop() (tooBig bool) {
 			}
 			return false
 		}
+		c.observe(false, data)
 		if c.dead.Load() {
 			continue
 		}

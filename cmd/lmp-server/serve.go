@@ -37,6 +37,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	quirks := fs.String("hermes-quirks", "", "deliver every scenario's stream hooks as a loaded Hermes may: reorder, duplicate, drop=N (comma-separated)")
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
 	noQR := fs.Bool("no-qr", false, "do not print a pairing QR at start")
+	noDashboard := fs.Bool("no-dashboard", false, "do not serve the dashboard page at / (loopback only)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -60,6 +61,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.Logger = slog.New(h)
+	o.Dashboard = !*noDashboard
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -69,6 +71,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "lmp-server listening on %s (pairing URL %s, data %s)\n", inst.BaseURL, inst.PublicURL, inst.DataDir)
+	if o.Dashboard {
+		fmt.Fprintf(stdout, "Dashboard: %s/ (from this machine only)\n", inst.BaseURL)
+	}
 	if !*noQR {
 		pr, err := client.Pair(ctx, inst.PairURL, 0, loopbackClient(inst.TLSFingerprint != ""))
 		if err != nil {

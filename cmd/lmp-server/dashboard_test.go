@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/internal/browsertest"
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+var updateScreenshot = flag.Bool("update-screenshot", false, "write docs/img/dashboard.png from the browser test")
+
+// TestDashboardInChromium drives the dashboard of the real binary in a real
+// headless Chromium, the way a person would: it reads the pairing QR off
+// the screen and pairs a device with it, plays a scenario into the
+// device's chat and watches its frames arrive, answers an approval at the
+// gateway, and revokes the device.
+func TestDashboardInChromium(t *testing.T) {
+	ctx := browsertest.New(t, 1280, 2000, 60*time.Second)
+	dir, addr := t.TempDir(), freeAddr(t)
+	p := startServer(t, dir, addr, "--no-qr")
+	base := "http://" + addr
+
+	// The QR as the browser shows it decodes to a pairing payload (P-2).
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#qr svg"))); err != nil {
+		t.Fatalf("load the dashboard: %v", err)
+	}
+	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#qr")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := browsertest.DecodeQR(img)
+	if err != nil {
+		t.Fatalf("the QR on the page does not decode: %v", err)
+	}
+	var qr lmp.QRPayload
+	if err := json.Unmarshal([]byte(text), &qr); err != nil || qr.V != 1 || qr.Token == "" || qr.URL != p.ws() {
+		t.Fatalf("QR payload %q (%v)", text, err)
+	}
+
+	// A device paired with it appears, online.
+	c, dev, _, err := client.PairDevice(ctxT(t), qr.URL, qr.Token, nil)
+	if err != nil {
+		t.Fatalf("pair with the QR read off the screen: %v", err)
+	}
+	defer c.CloseNow()
+	row := `#device-rows tr[data-device="` + dev.ID + `"]`
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(row+`[data-state="online"]`))); err != nil {
+		t.Fatalf("paired device not shown online: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#qr.void`))); err != nil {
+		t.Fatalf("used pairing code not marked: %v", err)
+	}
+
+	// What the phone sends is in the log, and what the adapter made of it
+	// in the Hermes calls.
+	if err := c.Send(ctxT(t), lmp.SessionSend{Text: "/mock help", RequestID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr.in[data-type="session.send"][data-device="`+dev.ID+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#call-rows tr[data-call="handle_message"]`)),
+	); err != nil {
+		t.Fatalf("the phone's message or the adapter's handle_message not shown: %v", err)
+	}
+
+	// A scenario button plays into a new chat; its frames reach the log.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`button[data-scenario="reply"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr[data-type="run.completed"][data-device="`+dev.ID+`"]`)),
+	); err != nil {
+		t.Fatalf("reply scenario's frames not in the log: %v", err)
+	}
+	if _, err := c.ExpectType(ctxT(t), lmp.TypeRunCompleted); err != nil {
+		t.Fatalf("device did not get the run: %v", err)
+	}
+
+	// An approval answered on the page is answered at the gateway: the
+	// device hears decided_by local.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`button[data-scenario="approval"]`)),
+		chromedp.Click(chromedp.CSS(`#approval-list li[data-approval] button[data-choice="once"]`)),
+	); err != nil {
+		t.Fatalf("answer the approval: %v", err)
+	}
+	f, err := c.ExpectType(ctxT(t), lmp.TypeApprovalResolved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res lmp.ApprovalResolved
+	if err := json.Unmarshal(f.Payload, &res); err != nil || res.DecidedBy != lmp.DecidedByLocal || res.Choice != lmp.ChoiceOnce {
+		t.Fatalf("approval.resolved %s", f.Raw)
+	}
+
+	// The log redacts the device's secrets (S-1).
+	log, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("frame-rows").textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoSecrets(t, log, qr.Token, dev.Credential)
+	if !strings.Contains(log, lmp.Redacted+":"+lmp.Fingerprint(dev.Credential)) {
+		t.Errorf("the hello.ok in the log does not name the credential by its fingerprint")
+	}
+
+	if *updateScreenshot {
+		// A fresh code, so that the picture shows a live one.
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#pair-new")), chromedp.WaitVisible(chromedp.CSS("#qr:not(.void) svg"))); err != nil {
+			t.Fatal(err)
+		}
+		full, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "img", "dashboard.png"), full, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Revoke closes the device's connection at once (S-5).
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(row+` button`))); err != nil {
+		t.Fatal(err)
+	}
+	ce, err := c.WaitClosed(ctxT(t))
+	if err != nil || ce.Code != lmp.ClosePolicyViolation {
+		t.Fatalf("revoked device's connection: %v %v", ce, err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(row+`[data-state="revoked"]`))); err != nil {
+		t.Fatalf("revoked device not shown revoked: %v", err)
+	}
+	checkNoSecrets(t, p.stderr.String(), qr.Token, dev.Credential)
+}
