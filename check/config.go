@@ -39,8 +39,10 @@ type Config struct {
 	Focus, Skip []string
 	JUnitReport string
 	JSONReport  string
-	Expect      string
-	Verbose     bool
+	// HTMLReport is the file of the self-contained HTML report.
+	HTMLReport string
+	Expect     string
+	Verbose    bool
 
 	Stdout, Stderr io.Writer
 }

@@ -125,6 +125,9 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	if err := writeFile(cfg.JSONReport, func(w io.Writer) error { return WriteJSON(w, meta, results, sum) }); err != nil {
 		return ExitUsage, fmt.Errorf("--json-report: %w", err)
 	}
+	if err := writeFile(cfg.HTMLReport, func(w io.Writer) error { return WriteHTML(w, meta, results, sum) }); err != nil {
+		return ExitUsage, fmt.Errorf("--html-report: %w", err)
+	}
 	return sum.ExitCode(), nil
 }
 

@@ -25,6 +25,11 @@ func selectionFlags(fs *flag.FlagSet, cfg *check.Config) {
 	fs.Var((*stringList)(&cfg.Skip), "skip", "skip specs whose text matches this regexp (repeatable)")
 }
 
+// reportFlags adds the flags of the readable reports and the CLI's output.
+func reportFlags(fs *flag.FlagSet, cfg *check.Config) {
+	fs.StringVar(&cfg.HTMLReport, "html-report", "", "write a self-contained HTML report to this file")
+}
+
 // runCmd is `lmp-check [run] [flags]`: the conformance run.
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	cfg := check.Config{Stdout: stdout, Stderr: stderr}
@@ -48,6 +53,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Expect, "expect", "", "YAML file of known failures (rule or spec, reason, link)")
 	fs.BoolVar(&cfg.Verbose, "v", false, "stream Ginkgo's progress to stderr and list unselected specs")
 	selectionFlags(fs, &cfg)
+	reportFlags(fs, &cfg)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lmp-check [run] [flags]\n\nExit codes: 0 conformant, 1 not conformant, 2 usage error or unreachable target.\n\nFlags:\n")
 		fs.PrintDefaults()
