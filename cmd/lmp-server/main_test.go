@@ -374,3 +374,19 @@ func TestServeDefaultsToLoopback(t *testing.T) {
 		t.Fatalf("serve -h: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestHelpAndVersion: -h and --help alike on every subcommand, exit 0;
+// --version names the module.
+func TestHelpAndVersion(t *testing.T) {
+	for _, sub := range [][]string{{}, {"serve"}, {"pair"}, {"devices"}, {"revoke"}} {
+		o1, e1, c1 := runCLI(t, nil, append(sub, "-h")...)
+		o2, e2, c2 := runCLI(t, nil, append(sub, "--help")...)
+		if c1 != 0 || c2 != 0 || o1+e1 != o2+e2 || !strings.Contains(strings.ToLower(o1+e1), "usage") && !strings.Contains(o1+e1, "-addr") {
+			t.Errorf("%v: -h exit %d, --help exit %d\n%s%s\n---\n%s%s", sub, c1, c2, o1, e1, o2, e2)
+		}
+	}
+	out, _, code := runCLI(t, nil, "--version")
+	if code != 0 || !strings.HasPrefix(out, "lmp-server github.com/loomi-lmp/lmpkit ") {
+		t.Errorf("--version: exit %d %q", code, out)
+	}
+}
