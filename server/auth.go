@@ -127,7 +127,7 @@ func (c *conn) authenticate(h lmp.Hello) {
 		c.fail(lmp.CloseGoingAway, lmp.CodeShuttingDown, "server is shutting down")
 		return
 	}
-	c.log.Info("device connected", "device", d.rec.ID)
+	c.log.Info("device connected", "device", d.rec.ID, "model", d.rec.Model, "credential", lmp.Fingerprint(h.Credential), "last_seq", lastSeqAttr(h.LastSeq))
 	if s.cfg.Faults.Has(fault.CredentialsLogged) { // S-1 broken: the raw credential at INFO
 		c.log.Info("device connected with", "device", d.rec.ID, "credential", h.Credential)
 	}

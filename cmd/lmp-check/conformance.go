@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomi-lmp/lmpkit/check"
+	"github.com/loomi-lmp/lmpkit/internal/tty"
 )
 
 // stringList is a repeatable string flag.
@@ -28,6 +29,11 @@ func selectionFlags(fs *flag.FlagSet, cfg *check.Config) {
 // reportFlags adds the flags of the readable reports and the CLI's output.
 func reportFlags(fs *flag.FlagSet, cfg *check.Config) {
 	fs.StringVar(&cfg.HTMLReport, "html-report", "", "write a self-contained HTML report to this file")
+	fs.StringVar(&cfg.RerunFailed, "rerun-failed", "", "run only the specs that failed in this earlier --json-report")
+	if tty.Is(cfg.Stdout) {
+		cfg.Progress = cfg.Stdout // the live line: on a terminal only
+	}
+	cfg.Color = tty.Color(cfg.Stdout)
 }
 
 // runCmd is `lmp-check [run] [flags]`: the conformance run.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/fuzz/campaign"
+	"github.com/loomi-lmp/lmpkit/internal/tty"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -70,8 +71,8 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 	if insecure {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	}
-	if !quiet {
-		cfg.Progress = stderr
+	if !quiet && tty.Is(stderr) {
+		cfg.Progress = stderr // a line redrawn in place: on a terminal only
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

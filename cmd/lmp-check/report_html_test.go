@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/loomi-lmp/lmpkit/check"
 	"github.com/loomi-lmp/lmpkit/internal/browsertest"
 )
 
@@ -34,14 +32,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	raw, err := os.ReadFile(jsonRep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep check.JSONReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, jsonRep)
 
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+htmlRep), chromedp.WaitVisible(chromedp.CSS("#counts"))); err != nil {
 		t.Fatal(err)

@@ -65,6 +65,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	o.Logger = slog.New(h)
 	o.Dashboard = !*noDashboard
 
+	defer takeTerminal()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	inst, err := reference.Start(ctx, o)
