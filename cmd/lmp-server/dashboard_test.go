@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/internal/browsertest"
@@ -87,6 +88,54 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	if _, err := c.ExpectType(ctxT(t), lmp.TypeRunCompleted); err != nil {
 		t.Fatalf("device did not get the run: %v", err)
+	}
+
+	// The log filters by type, and pauses: while paused new frames are
+	// held, not shown; a scenario started from the keyboard fills it.
+	count := func(js string) int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.from(document.querySelectorAll("#frame-rows tr")).filter(r => `+js+`).length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#f-type"), "run.delta")); err != nil {
+		t.Fatal(err)
+	}
+	if wrong, shown := count(`!r.hidden && r.dataset.type !== "run.delta"`), count(`!r.hidden`); wrong != 0 || shown == 0 {
+		t.Errorf("type filter run.delta shows %d rows, %d of another type", shown, wrong)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const e = document.getElementById("f-type"); e.value = ""; e.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	before := count(`true`)
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#pause")),
+		chromedp.WaitVisible(chromedp.CSS(`#pause[aria-pressed="true"]`)),
+		chromedp.SendKeys(chromedp.CSS(`button[data-scenario="notify"]`), kb.Enter),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectType(ctxT(t), lmp.TypeNotification); err != nil {
+		t.Fatalf("the notify scenario started with Enter did not play: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("frame-state").textContent.includes("held")`)); err != nil {
+		t.Fatalf("paused log does not say it holds frames: %v", err)
+	}
+	if n := count(`true`); n != before {
+		t.Errorf("paused log grew from %d to %d rows", before, n)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS("#pause")),
+		chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr[data-type="notification"]`)),
+	); err != nil {
+		t.Fatalf("held frames not shown on resume: %v", err)
+	}
+	// Every control has a label a screen reader can announce.
+	unlabelled, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("input, select, button")).filter(e => !(e.labels && e.labels.length) && !e.getAttribute("aria-label") && !e.textContent.trim()).map(e => e.outerHTML)`))
+	if err != nil || len(unlabelled) > 0 {
+		t.Errorf("controls without a label: %v %v", unlabelled, err)
 	}
 
 	// An approval answered on the page is answered at the gateway: the
