@@ -46,3 +46,22 @@ func TestTerminalProgressAndColour(t *testing.T) {
 		}
 	}
 }
+
+// TestFuzzProgressOnTerminal: on a terminal the campaign shows its live
+// line.
+func TestFuzzProgressOnTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fuzzes an in-process server")
+	}
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "fuzz", "--duration", "2s", "--seed", "3", "--conns", "2", "--out", t.TempDir())
+	term, err := ptytest.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Wait()
+	term.Close()
+	if out := term.Output(); err != nil || !strings.Contains(out, "\rfuzz ") || !strings.Contains(out, "findings 0") {
+		t.Fatalf("no live line on a terminal: %v\n%q", err, out)
+	}
+}
