@@ -44,8 +44,12 @@ func WriteHTML(w io.Writer, meta Meta, results []Result, sum Summary) error {
 	for i, l := range rules.Levels {
 		ls[i] = string(l)
 	}
+	unselected := false
+	for _, r := range results {
+		unselected = unselected || r.Verdict == Skipped && r.Reason == notSelected
+	}
 	return htmlreport.Write(w, htmlreport.Page{
-		Title: "lmp-check: " + meta.Target, Verdicts: vs, Levels: ls,
+		Title: "lmp-check: " + meta.Target, Verdicts: vs, Levels: ls, Unselected: unselected,
 		Body: template.HTML(body.String()), // rendered by html/template above
 	})
 }
@@ -71,6 +75,7 @@ type htmlSpec struct {
 	Rules       []rules.Rule
 	RuleIDs     string
 	Failed      bool
+	Unselected  bool
 	Transcripts []htmlTranscript
 }
 
@@ -83,6 +88,10 @@ type htmlTranscript struct {
 type htmlFrame struct {
 	At, Dir, DirClass, Type, Data string
 }
+
+// notSelected is the reason Results gives a spec the run's selection left
+// out.
+const notSelected = "not selected"
 
 // worstFirst orders verdicts from the one a section is coloured by first.
 var worstFirst = []Verdict{Fail, UnexpectedPass, NonStrict, ExpectedFailure, Pass, Skipped}
@@ -99,7 +108,8 @@ func worst(counts map[Verdict]int) Verdict {
 func htmlSpecOf(i int, r Result) htmlSpec {
 	s := htmlSpec{
 		Anchor: fmt.Sprintf("spec-%d", i+1), Result: r, RuleIDs: strings.Join(r.Rules, " "),
-		Failed: r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == UnexpectedPass,
+		Failed:     r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == UnexpectedPass,
+		Unselected: r.Verdict == Skipped && r.Reason == notSelected,
 	}
 	for _, id := range r.Rules {
 		if rule, ok := rules.Lookup(id); ok {
@@ -157,7 +167,7 @@ var htmlBody = template.Must(template.New("body").Funcs(template.FuncMap{
 {{end}}</tbody></table>
 {{range .Sections}}
 <section aria-labelledby="h-{{.Name}}"><h2 id="{{.Name}}"><span id="h-{{.Name}}">{{.Name}}</span> <span class="muted">({{.Total}} specs)</span></h2>
-{{range .Specs}}<details class="item spec" id="{{.Anchor}}" data-verdict="{{.Result.Verdict}}" data-level="{{.Result.Level}}" data-rules="{{.RuleIDs}}"{{if .Failed}} open{{end}}>
+{{range .Specs}}<details class="item spec" id="{{.Anchor}}" data-verdict="{{.Result.Verdict}}" data-level="{{.Result.Level}}" data-rules="{{.RuleIDs}}"{{if .Unselected}} data-unselected="true"{{end}}{{if .Failed}} open{{end}}>
 <summary><span class="verdict v-{{.Result.Verdict}}">{{.Result.Verdict}}</span> [{{.RuleIDs}}] {{.Result.Level}} {{.Result.Text}} <span class="muted">{{printf "%.2fs" .Result.Duration.Seconds}}</span></summary>
 <dl>{{range .Rules}}<dt>{{.ID}}{{if .Level}} ({{.Level}}, {{.Section}}){{end}}</dt><dd>{{if .Text}}{{.Text}}{{else}}<span class="muted">not a rule of this kit</span>{{end}}</dd>{{end}}</dl>
 {{if .Result.Reason}}<h3>{{if .Failed}}Failure{{else}}Reason{{end}}</h3><pre class="reason">{{.Result.Reason}}</pre>{{end}}

@@ -22,6 +22,9 @@ type Page struct {
 	// them in data-verdict and data-level, and their rule IDs, space
 	// separated, in data-rules.
 	Verdicts, Levels []string
+	// Unselected says that some items carry data-unselected (specs the
+	// run did not select): they are hidden until the reader asks for them.
+	Unselected bool
 	// Body is the report's content.
 	Body template.HTML
 }
@@ -43,7 +46,8 @@ var page = template.Must(template.New("page").Parse(`<!doctype html>
   {{if .Levels}}<fieldset><legend>Level</legend>
   {{range .Levels}}<label><input type="checkbox" data-filter="level" value="{{.}}" checked> {{.}}</label>
   {{end}}</fieldset>{{end}}
-  <label for="rule-filter">Rule</label> <input id="rule-filter" type="search" placeholder="T-4, E- …" size="10">
+  {{if .Unselected}}<label><input type="checkbox" id="show-unselected"> specs not selected</label>{{end}}
+  <span><label for="rule-filter">Rule</label> <input id="rule-filter" type="search" placeholder="T-4, E- …" size="10"></span>
   <output id="shown" aria-live="polite"></output>
 </form>
 <main>

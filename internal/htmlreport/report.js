@@ -12,10 +12,12 @@
     const verdicts = checked("verdict"), levels = checked("level");
     const hasLevels = form.querySelector('input[data-filter="level"]') !== null;
     const r = rule.value.trim().toUpperCase();
+    const unselected = document.getElementById("show-unselected");
+    const showUnselected = !unselected || unselected.checked;
     let n = 0;
     for (const it of items) {
       const ids = (it.dataset.rules || "").split(" ");
-      const ok = verdicts.has(it.dataset.verdict) && (!hasLevels || levels.has(it.dataset.level)) &&
+      const ok = (showUnselected || !it.dataset.unselected) && verdicts.has(it.dataset.verdict) && (!hasLevels || levels.has(it.dataset.level)) &&
         (!r || ids.some((id) => id === r || (r.endsWith("-") && id.startsWith(r))));
       it.hidden = !ok;
       if (ok) n++;
