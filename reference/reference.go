@@ -21,7 +21,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/dashboard"
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/internal/buildinfo"
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/server"
@@ -56,10 +55,6 @@ type Options struct {
 	// Dashboard serves the dashboard page at the root (loopback only, see
 	// package dashboard) and records every frame for it.
 	Dashboard bool
-	// Faults is passed to server.Config.Faults: for this module's
-	// self-test only; the zero value commits no fault and no flag of
-	// lmp-server sets it.
-	Faults fault.Set
 }
 
 // Instance is a running reference server.
@@ -184,7 +179,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
 		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL,
-		TLSFingerprint: fp, Logger: log, Faults: o.Faults, Observer: observer,
+		TLSFingerprint: fp, Logger: log, Observer: observer,
 	})
 	if err != nil {
 		closeListeners()

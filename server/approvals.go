@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -110,9 +109,6 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 	case !ok:
 		t.mu.Unlock()
 		return errorResult(lmp.CodeUnknownApproval, "no approval "+p.ApprovalID, p.RequestID)
-	case (a.announced || a.claimedBy != "") && s.cfg.Faults.Has(fault.ApprovalResolvableTwice):
-		t.mu.Unlock()
-		return approvalAck(a, p.RequestID) // M-2, I-2 broken: a second winner
 	case a.announced || a.claimedBy != "":
 		t.mu.Unlock()
 		// Enforces I-2: resolving an approval already claimed or resolved answers already_resolved.
@@ -125,9 +121,6 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
 	choice := p.Choice
-	if s.cfg.Faults.Has(fault.ChoiceRewritten) {
-		choice = lmp.ChoiceOnce // F-8 broken
-	}
 	// Enforces H-5: approvals are released through resolve_gateway_approval, with Hermes' request id.
 	// Enforces F-8: the client's choice reaches resolve_gateway_approval unchanged.
 	n, err := s.hermes.ResolveGatewayApproval(ctx, a.sessionKey, choice, false, p.Reason, a.id)
@@ -177,13 +170,6 @@ func (s *Server) announceApproval(a *approvalState, choice, decidedBy string) {
 	}
 	if a.run != "" {
 		runRef = &a.run
-	}
-	if s.cfg.Faults.Has(fault.DecidedByAlwaysLocal) {
-		decidedBy = lmp.DecidedByLocal // M-3, F-1 broken
-	}
-	if s.cfg.Faults.Has(fault.ResolvedNotBroadcast) && a.claimedBy != "" {
-		s.sendToDevice(a.claimedBy, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy}, taskRef, runRef) // M-3 broken
-		return
 	}
 	// Enforces M-3: approval.resolved is published to every device, once per approval.
 	s.publish(lmp.TypeApprovalResolved, taskRef, runRef, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy})

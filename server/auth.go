@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
@@ -15,11 +14,6 @@ import (
 // refusal here is fatal.
 func (c *conn) handleHello(data []byte) {
 	var f lmp.ClientFrame
-	if err := json.Unmarshal(data, &f); err == nil && c.s.cfg.Faults.Has(fault.FramesBeforeHello) &&
-		(f.Type == lmp.TypeTaskList || f.Type == lmp.TypePing) {
-		c.handleFrame(data) // F-2 broken: served without hello
-		return
-	}
 	if err := lmp.Unmarshal(data, &f); err != nil || f.Type != lmp.TypeHello {
 		// F-2, note 10: hello first, refused at once otherwise.
 		c.fail(lmp.CloseProtocolError, lmp.CodeHelloRequired, "the first frame must be hello")
@@ -30,7 +24,7 @@ func (c *conn) handleHello(data []byte) {
 		c.fail(lmp.CloseProtocolError, lmp.CodeInvalidPayload, "hello payload: "+err.Error())
 		return
 	}
-	if !slices.Contains(lmp.SupportedVersions, h.ProtocolVersion) && !c.s.cfg.Faults.Has(fault.UnsupportedVersionOK) {
+	if !slices.Contains(lmp.SupportedVersions, h.ProtocolVersion) {
 		// Enforces V-2: an unsupported protocol_version is refused, naming the supported ones (note 11).
 		c.failWith(killReq{
 			code: lmp.CloseProtocolError, errCode: lmp.CodeUnsupportedVersion,
@@ -40,7 +34,7 @@ func (c *conn) handleHello(data []byte) {
 		return
 	}
 	switch {
-	case h.Token != "" && (h.DeviceID != "" || h.Credential != "") && !c.s.cfg.Faults.Has(fault.TokenWithIdentity):
+	case h.Token != "" && (h.DeviceID != "" || h.Credential != ""):
 		// Enforces P-6: a token sent with a device identity is refused, not consumed (note 9).
 		c.log.Info("hello refused: token with identity", "token", lmp.Fingerprint(h.Token), "device", h.DeviceID)
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeTokenWithIdentity, "a pairing token pairs a new device only: send either token or device_id+credential")
@@ -65,9 +59,6 @@ func (c *conn) pair(h lmp.Hello) {
 	}
 	// Enforces P-7: the new device gets a device_id and a credential of 32 random URL-safe bytes, sent in hello.ok.
 	cred := randomSecret()
-	if s.cfg.Faults.Has(fault.ShortCredential) {
-		cred = cred[:22] // P-7 broken: 16 bytes
-	}
 	rec := store.Device{
 		ID: randomID("dev_"), Model: h.DeviceInfo.Model, OS: h.DeviceInfo.OS,
 		AppVersion: h.DeviceInfo.AppVersion, CredentialHash: hashCredential(cred),
@@ -91,9 +82,6 @@ func (c *conn) pair(h lmp.Hello) {
 	d := &device{rec: rec, idem: newIdemWindow(s.cfg.RequestIDWindow)}
 	s.devices[rec.ID] = d
 	c.log.Info("device paired", "device", rec.ID, "model", rec.Model, "token", fp, "credential", lmp.Fingerprint(cred))
-	if s.cfg.Faults.Has(fault.CredentialsLogged) { // S-1 broken: the raw secrets at INFO
-		c.log.Info("device paired with", "device", rec.ID, "token", h.Token, "credential", cred)
-	}
 	c.goLiveLocked(d, &cred, nil)
 }
 
@@ -110,15 +98,12 @@ func (c *conn) authenticate(h lmp.Hello) {
 	}
 	// Enforces P-8: a returning device is let in only with its device_id and matching credential.
 	ok := credentialMatches(stored, h.Credential) && d != nil // constant-time compare
-	if d != nil && s.cfg.Faults.Has(fault.WrongCredentialAccepted) {
-		ok = true // P-8 broken
-	}
 	switch {
 	case !ok:
 		c.log.Info("authentication refused", "device", h.DeviceID, "credential", lmp.Fingerprint(h.Credential))
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidCredential, "unknown device or wrong credential")
 		return
-	case d.revoked && !s.cfg.Faults.Has(fault.RevokedDeviceConnects):
+	case d.revoked:
 		// Enforces S-5: a revoked device can no longer connect (revoke, in http.go, lists and revokes).
 		c.log.Info("authentication refused: device revoked", "device", d.rec.ID)
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeDeviceRevoked, "this device has been revoked")
@@ -128,9 +113,6 @@ func (c *conn) authenticate(h lmp.Hello) {
 		return
 	}
 	c.log.Info("device connected", "device", d.rec.ID, "model", d.rec.Model, "credential", lmp.Fingerprint(h.Credential), "last_seq", lastSeqAttr(h.LastSeq))
-	if s.cfg.Faults.Has(fault.CredentialsLogged) { // S-1 broken: the raw credential at INFO
-		c.log.Info("device connected with", "device", d.rec.ID, "credential", h.Credential)
-	}
 	c.goLiveLocked(d, nil, h.LastSeq)
 }
 
@@ -152,9 +134,6 @@ func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
 		Truncated:  truncated, // E-6
 	}
 	raw, _ := json.Marshal(ok)
-	if s.cfg.Faults.Has(fault.MissingServerTime) {
-		raw = dropField(raw, "server_time") // T-8 broken
-	}
 	intro.helloOK = scoped{typ: lmp.TypeHelloOK, payload: raw}
 	c.authed.Store(true)
 	c.limit.Store(intro.after + int64(s.cfg.ReplayWindow))

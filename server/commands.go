@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -17,9 +16,6 @@ const hermesCallTimeout = 30 * time.Second
 // exec (I-1, note 7, note 14).
 func (c *conn) idempotent(ctx context.Context, requestID string, exec func(context.Context) scoped) {
 	e, first := c.dev.idem.begin(requestID)
-	if !first && c.s.cfg.Faults.Has(fault.RequestExecutedTwice) {
-		e, first = &idemEntry{done: make(chan struct{})}, true // I-1 broken: run it again
-	}
 	if !first {
 		res, ok := e.wait(ctx)
 		if ok {
@@ -82,9 +78,6 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 		RunID string `json:"run_id"`
 	}
 	_ = json.Unmarshal(f.Payload, &p)
-	if f.Type == lmp.TypeRunCancel && c.s.cfg.Faults.Has(fault.CancelIgnored) {
-		return // F-6 broken: acknowledged by silence, Hermes never interrupted
-	}
 	task, ended, ok := c.s.runs.lookup(p.RunID)
 	if !ok {
 		c.sendError(lmp.CodeUnknownRun, "no run "+p.RunID, "")
@@ -109,9 +102,6 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 // resume.
 func (c *conn) cmdResume(ctx context.Context, f lmp.ClientFrame) {
 	p, _ := lmp.DecodePayload[lmp.RunResume](f.Type, f.Payload)
-	if c.s.cfg.Faults.Has(fault.ResumeIgnored) {
-		return // F-7 broken
-	}
 	task, _, ok := c.s.runs.lookup(p.RunID)
 	if !ok {
 		c.sendError(lmp.CodeUnknownRun, "no run "+p.RunID, "")
@@ -141,7 +131,7 @@ const maxTaskList = 200
 func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 	p, _ := lmp.DecodePayload[lmp.TaskList](f.Type, f.Payload)
 	limit := 20
-	if p.Limit != nil && !c.s.cfg.Faults.Has(fault.TaskListIgnoresLimit) { // F-9
+	if p.Limit != nil { // F-9
 		limit = min(*p.Limit, maxTaskList)
 	}
 	filter := p.StatusFilter

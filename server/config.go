@@ -6,7 +6,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -43,12 +42,6 @@ type Config struct {
 	// Observer, when set, sees every frame read or written (see
 	// FrameObserver); nil for none.
 	Observer FrameObserver
-
-	// Faults are deliberate protocol violations, for this module's
-	// self-test only (suites/selftest): the zero value commits no fault,
-	// no flag of lmp-server sets it, and code outside this module cannot
-	// build a non-empty fault.Set.
-	Faults fault.Set
 }
 
 // Defaults of the Config fields that the lmp package does not define.
@@ -86,9 +79,6 @@ func (c *Config) applyDefaults() error {
 	setInt(&c.MissedPongs, lmp.DefaultMissedPongs)
 	setInt(&c.ReplayWindow, lmp.DefaultReplayWindow)
 	setInt(&c.RequestIDWindow, lmp.DefaultRequestIDWindow)
-	if c.Faults.Has(fault.RequestIDWindowTen) {
-		c.RequestIDWindow = 10 // I-1 broken: far fewer than 256 request_ids
-	}
 	setInt(&c.SendQueue, DefaultSendQueue)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"math"
 	"strconv"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -74,12 +72,6 @@ type conn struct {
 	cursor int64
 	batch  []*event
 	buf    []*event // batch's storage, reused
-	// liveFrom is the newest global index at hello: later events are live,
-	// earlier ones replayed. Used only under fault.EventsToOneDevice.
-	liveFrom int64
-	// written counts durable frames written; used only under
-	// fault.SeqRestartsOnReconnect.
-	written int64
 }
 
 // scoped is a connection-scoped frame (note 2): rendered by the writer with
@@ -108,7 +100,6 @@ type preamble struct {
 	helloOK   scoped
 	replay    []*event // written right after hello.ok
 	after     int64    // the cursor once replay is written
-	liveFrom  int64    // the newest global index at hello
 }
 
 // pushMode says what a full reply queue does to a frame.
@@ -320,9 +311,6 @@ func (c *conn) writeNext() (bool, error) {
 	ev := c.batch[0]
 	c.batch[0] = nil
 	c.batch = c.batch[1:]
-	if ev.only != 0 && ev.only != c.id && ev.g > c.liveFrom {
-		return true, nil // fault.EventsToOneDevice: another connection's
-	}
 	return true, c.writeEvent(ev)
 }
 
@@ -362,7 +350,7 @@ func (c *conn) fetch() bool {
 func (c *conn) writeItem(it outItem) error {
 	if p := it.intro; p != nil {
 		c.base, c.seq = p.base, p.seq
-		c.cursor, c.liveFrom = p.after, p.liveFrom
+		c.cursor = p.after
 		// Enforces E-7: the gap is re-sent as the logged events themselves, with the device's original seq.
 		c.batch = p.replay
 		return c.writeScoped(p.helloOK)
@@ -372,13 +360,8 @@ func (c *conn) writeItem(it outItem) error {
 
 // writeEvent writes a durable event with the device's seq (E-2).
 func (c *conn) writeEvent(ev *event) error {
-	base := c.base
-	if c.s.cfg.Faults.Has(fault.SeqRestartsOnReconnect) {
-		c.written++
-		base = ev.g - c.written // E-2 broken: each connection counts from 1
-	}
-	c.seq = ev.g - base
-	return c.writeRaw(ev.render(base))
+	c.seq = ev.g - c.base
+	return c.writeRaw(ev.render(c.base))
 }
 
 // writeScoped renders a connection-scoped frame with the connection's
@@ -388,19 +371,9 @@ func (c *conn) writeScoped(f scoped) error {
 		V: lmp.Version, Seq: c.seq, TS: lmp.Timestamp(time.Now()), Type: f.typ,
 		TaskID: f.taskID, RunID: f.runID, EventID: lmp.EventID(c.seq), Payload: f.payload,
 	}
-	faults := c.s.cfg.Faults
-	if faults.Has(fault.MillisecondTimestamps) {
-		fr.TS = float64(time.Now().UnixMilli()) // T-7 broken
-	}
-	if faults.Has(fault.WrongEventID) {
-		fr.EventID = fmt.Sprintf("evt-%d", c.seq) // E-3 broken
-	}
 	raw, err := json.Marshal(fr)
 	if err != nil {
 		return err
-	}
-	if faults.Has(fault.MissingEnvelopeField) && f.runID == nil {
-		raw = dropField(raw, "run_id") // E-1 broken: absent instead of null
 	}
 	return c.writeRaw(raw)
 }

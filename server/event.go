@@ -14,7 +14,6 @@ import (
 type event struct {
 	g    int64  // global index; a device's seq is g - device base (E-2)
 	typ  string // frame type, for logs and tests
-	only uint64 // under fault.EventsToOneDevice: the one connection it goes to live
 	mid  []byte // `,"ts":…,"type":…,"task_id":…,"run_id":…,"event_id":"e_`
 	tail []byte // `","payload":…}`
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -13,9 +12,6 @@ import (
 // PongTimeout exceeds PingInterval, pings are spaced by PongTimeout instead.
 func (c *conn) heartbeat() {
 	cfg := c.s.cfg
-	if cfg.Faults.Has(fault.NoServerPings) {
-		return // T-4 broken: never ping
-	}
 	// Enforces T-4: the server pings every PingInterval (25 s by default).
 	tick := time.NewTicker(cfg.PingInterval)
 	defer tick.Stop()
@@ -43,7 +39,7 @@ func (c *conn) heartbeat() {
 		misses++ // a ping left unanswered for PongTimeout (T-5)
 		c.log.Debug("pong missed", "misses", misses)
 		// Enforces T-5: MissedPongs consecutive pings without pong within PongTimeout close the connection.
-		if misses >= cfg.MissedPongs && !cfg.Faults.Has(fault.SilentClientsKept) {
+		if misses >= cfg.MissedPongs {
 			c.fail(lmp.ClosePolicyViolation, lmp.CodeHeartbeatTimeout, "no pong to the last pings")
 			return
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -146,9 +145,6 @@ func (s *Server) onStreamDelta(k kwargs) error {
 	switch kind {
 	case "", lmp.DeltaKindText:
 		kind = lmp.DeltaKindText
-		if s.cfg.Faults.Has(fault.WrongDeltaKind) {
-			kind = "txt" // F-1 broken
-		}
 	case lmp.DeltaKindReasoning:
 	default:
 		return fmt.Errorf("kwarg kind: %q is not text or reasoning", kind)
@@ -198,10 +194,6 @@ func (s *Server) onStreamEnd(k kwargs) error {
 	}
 	return s.withRun(k, func(r *runState) error {
 		switch {
-		case errText != "" && s.cfg.Faults.Has(fault.NoRunFailed):
-			s.startLocked(r, k)
-			s.endLocked(r)
-			s.publish(lmp.TypeRunCompleted, &r.task, &r.id, lmp.RunCompleted{RunID: r.id, Status: lmp.RunStatusFailed}) // F-4 broken
 		case errText != "":
 			// Enforces F-4: a turn that ends with a non-empty error sends run.failed.
 			s.startLocked(r, k)
@@ -243,10 +235,6 @@ func (s *Server) onToolCall(k kwargs, post bool) error {
 	return s.withRun(k, func(r *runState) error {
 		s.startLocked(r, k)
 		it := r.iteration
-		if s.cfg.Faults.Has(fault.ToolCallIDDropped) {
-			callID = "" // F-3 broken, and every call gets index 0 below
-			r.nextIndex[it] = 0
-		}
 		// Enforces F-3: started and finished pair by index, numbered per iteration; call_id maps back to it.
 		idx, known := r.calls[callID]
 		if !known || callID == "" {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
@@ -46,9 +45,6 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET "+lmp.PathWebSocket, s.serveWS)
 	// Enforces P-1: tokens are minted only for loopback callers not relayed by a proxy.
 	pair := LoopbackOnly(http.HandlerFunc(s.servePair))
-	if s.cfg.Faults.Has(fault.PairingThroughForwarding) {
-		pair = http.HandlerFunc(s.servePair)
-	}
 	mux.Handle("POST "+lmp.PathPairNew, pair)
 	mux.Handle("GET "+PathDevices, LoopbackOnly(http.HandlerFunc(s.serveDevices)))
 	mux.Handle("POST "+PathDeviceRevoke, LoopbackOnly(http.HandlerFunc(s.serveRevoke)))
@@ -60,10 +56,6 @@ var healthBody = []byte(`{"ok":true,"v":1}`)
 // serveHealth answers exactly {"ok":true,"v":1} (T-2).
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
-	if s.cfg.Faults.Has(fault.HealthWrongBody) {
-		_, _ = w.Write([]byte(`{"ok":true}`)) // T-2 broken: no v
-		return
-	}
 	// Enforces T-2: GET /health answers exactly {"ok":true,"v":1}, without auth.
 	_, _ = w.Write(healthBody)
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -16,9 +15,6 @@ func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[
 	n := lmp.Notification{Category: lmp.CategoryResult, Text: content, Source: "gateway"}
 	if c, _ := m.str("category"); c == lmp.CategoryDiagnostic {
 		n.Category = c
-		if s.cfg.Faults.Has(fault.NotificationCategory) {
-			n.Category = "info" // F-1, H-4 broken: not result or diagnostic
-		}
 	}
 	if t, _ := m.str("title"); t != "" {
 		n.Title = t

@@ -9,8 +9,6 @@ import (
 	"errors"
 	"sync"
 	"time"
-
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 )
 
 // Pairing tokens live only in memory: a restart voids every unused token,
@@ -19,11 +17,10 @@ import (
 type tokenTable struct {
 	mu     sync.Mutex
 	expiry map[[32]byte]time.Time
-	faults fault.Set
 }
 
-func newTokenTable(faults fault.Set) *tokenTable {
-	return &tokenTable{expiry: make(map[[32]byte]time.Time), faults: faults}
+func newTokenTable() *tokenTable {
+	return &tokenTable{expiry: make(map[[32]byte]time.Time)}
 }
 
 var errBadToken = errors.New("unknown, used or expired pairing token")
@@ -39,11 +36,7 @@ func (t *tokenTable) mint(ttl time.Duration, now time.Time) (token string, expir
 			delete(t.expiry, h)
 		}
 	}
-	stored := expires
-	if t.faults.Has(fault.TokenTTLIgnored) {
-		stored = now.Add(MaxPairTTL) // P-5 broken: the TTL is announced, not kept
-	}
-	t.expiry[sha256.Sum256([]byte(token))] = stored
+	t.expiry[sha256.Sum256([]byte(token))] = expires
 	return token, expires
 }
 
@@ -58,10 +51,8 @@ func (t *tokenTable) consume(token string, now time.Time) error {
 	if !ok {
 		return errBadToken
 	}
-	if !t.faults.Has(fault.TokenReusable) {
-		// Enforces P-4: the token is void as soon as it is presented, under t.mu, so one caller wins.
-		delete(t.expiry, h)
-	}
+	// Enforces P-4: the token is void as soon as it is presented, under t.mu, so one caller wins.
+	delete(t.expiry, h)
 	// Enforces P-5: a token presented at or after its expiry never pairs.
 	if !now.Before(exp) {
 		return errBadToken

@@ -16,7 +16,7 @@ package server
 // cursor, so a replay costs no copy of the gap.
 func (s *Server) replayLocked(d *device, lastSeq *int64) (p *preamble, truncated bool) {
 	cur := s.currentSeqLocked(d)
-	p = &preamble{base: d.rec.Base, seq: cur, after: s.events.last, liveFrom: s.events.last}
+	p = &preamble{base: d.rec.Base, seq: cur, after: s.events.last}
 	if lastSeq == nil {
 		return p, false
 	}
@@ -32,14 +32,7 @@ func (s *Server) replayLocked(d *device, lastSeq *int64) (p *preamble, truncated
 		after = s.events.oldest() - 1
 	}
 	p.seq = after - d.rec.Base
-	if s.cfg.Faults.Empty() {
-		p.replay, _ = s.events.after(after, make([]*event, 0, min(fetchBatch, s.events.last-after)))
-		p.after = after + int64(len(p.replay))
-		return p, !complete
-	}
-	// The self-test's faults rewrite the whole gap; it is then handed over
-	// entire and the cursor starts at the newest event.
-	evs, _ := s.events.since(after)
-	p.replay, complete = s.faultyReplay(d, evs, complete)
+	p.replay, _ = s.events.after(after, make([]*event, 0, min(fetchBatch, s.events.last-after)))
+	p.after = after + int64(len(p.replay))
 	return p, !complete
 }

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
@@ -50,10 +49,6 @@ type device struct {
 	rec     store.Device // Base and CredentialHash never change
 	revoked bool         // guarded by Server.mu
 	idem    *idemWindow  // I-1: last RequestIDWindow results
-
-	// offlineAt is the global index of the newest event when the device's
-	// last connection ended; kept only under fault.OfflineDevicesNotBuffer.
-	offlineAt int64
 }
 
 // New opens the store in cfg.DataDir and returns a server ready to serve.
@@ -68,7 +63,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes,
-		tokens:    newTokenTable(cfg.Faults),
+		tokens:    newTokenTable(),
 		runs:      newRunTable(),
 		approvals: newApprovalTable(),
 		devices:   make(map[string]*device),
@@ -137,12 +132,6 @@ func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 			// Never hand out a number that a crash could make us reuse.
 			s.log.Error("event dropped: cannot persist seq lease", "type", typ, "err", err)
 			return
-		}
-	}
-	if s.cfg.Faults.Has(fault.EventsToOneDevice) {
-		for c := range s.live {
-			ev.only = c.id // M-1 broken: one connection only
-			break
 		}
 	}
 	s.logMu.Lock()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/coder/websocket"
 
-	"github.com/loomi-lmp/lmpkit/internal/fault"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -47,9 +46,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	delete(s.conns, c)
 	delete(s.live, c)
-	if c.dev != nil && s.cfg.Faults.Has(fault.OfflineDevicesNotBuffer) {
-		c.dev.offlineAt = s.events.last // E-5 broken: see replayLocked
-	}
 	s.mu.Unlock()
 	c.dead.Store(true)
 	close(c.gone)
@@ -69,9 +65,6 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 // startAuthTimer closes the connection when it has not authenticated
 // within AuthTimeout of the upgrade (S-4, note 10).
 func (c *conn) startAuthTimer() (stop func()) {
-	if c.s.cfg.Faults.Has(fault.UnauthenticatedKeptOpen) {
-		return func() {} // S-4 broken: no auth timeout
-	}
 	// Enforces S-4: a connection without a successful hello is closed after AuthTimeout.
 	t := time.AfterFunc(c.s.cfg.AuthTimeout, func() {
 		if !c.authed.Load() {
@@ -97,9 +90,6 @@ func (c *conn) readLoop() (tooBig bool) {
 		c.observe(false, data)
 		if c.dead.Load() {
 			continue
-		}
-		if typ == websocket.MessageBinary && c.s.cfg.Faults.Has(fault.BinaryFrameIgnored) {
-			continue // T-3 broken: a binary frame is silently dropped
 		}
 		if typ == websocket.MessageBinary {
 			// Enforces T-3: a binary frame is refused (1003); only text JSON frames are served.
@@ -132,9 +122,6 @@ func (c *conn) handleFrame(data []byte) {
 	case lmp.TypePong:
 		c.lastPong.Store(time.Now().UnixNano()) // note 8: only pong proves liveness
 	case lmp.TypePing:
-		if c.s.cfg.Faults.Has(fault.ClientPingUnanswered) {
-			return // T-6 broken
-		}
 		// Enforces T-6: a client ping is answered with pong.
 		c.send(lmp.Pong{}, nil, nil)
 	case lmp.TypeHello:
@@ -154,10 +141,6 @@ func (c *conn) handleFrame(data []byte) {
 	default:
 		// Enforces V-1: an unknown client frame type is ignored, never refused.
 		// Unknown fields pass validateClientFrame's schemas.
-		if c.s.cfg.Faults.Has(fault.UnknownTypeCloses) {
-			c.fail(lmp.CloseProtocolError, lmp.CodeBadFrame, "unknown frame type") // V-1 broken
-			return
-		}
 		c.log.Debug("ignoring unknown frame type", "type", f.Type)
 	}
 }

@@ -11,22 +11,26 @@ import (
 	"testing"
 
 	"github.com/loomi-lmp/lmpkit/check"
-	"github.com/loomi-lmp/lmpkit/internal/fault"
+	"github.com/loomi-lmp/lmpkit/internal/mutant"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
 var update = flag.Bool("update", false, "rewrite FAULTS.md from the catalogue")
 
-// minFaults is the least the catalogue must hold.
-const minFaults = 30
+// minMutants is the least the catalogue must hold.
+const minMutants = 40
 
 // TestCatalogue checks the catalogue against the suites, without running
-// anything: names are unique, rule IDs exist, every section label selects
-// specs, and the sections hold a spec of at least one of the fault's rules
-// (else no run could catch it on the right rule).
+// anything: rule IDs exist, every section label selects specs, and the
+// sections hold a spec of at least one of the mutant's rules (else no run
+// could catch it on the right rule).
 func TestCatalogue(t *testing.T) {
-	if len(fault.Catalogue) < minFaults {
-		t.Errorf("the catalogue holds %d faults, want at least %d", len(fault.Catalogue), minFaults)
+	ms, err := mutant.Catalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) < minMutants {
+		t.Errorf("the catalogue holds %d mutants, want at least %d", len(ms), minMutants)
 	}
 	specs, err := check.Preview("", nil, nil)
 	if err != nil {
@@ -41,45 +45,34 @@ func TestCatalogue(t *testing.T) {
 		}
 	}
 	covered := map[string]bool{}
-	seen := map[fault.Name]bool{}
-	for _, f := range fault.Catalogue {
-		if seen[f.Name] {
-			t.Errorf("fault %s is listed twice", f.Name)
+	for _, m := range ms {
+		if err := rules.Validate(m.Rules...); err != nil {
+			t.Errorf("mutant %s: %v", m.ID, err)
 		}
-		seen[f.Name] = true
-		if got, ok := fault.Lookup(f.Name); !ok || got.Name != f.Name {
-			t.Errorf("Lookup(%s) does not find it", f.Name)
-		}
-		if f.Does == "" || len(f.Rules) == 0 || len(f.Sections) == 0 {
-			t.Errorf("fault %s: Rules, Sections and Does are required", f.Name)
-		}
-		if err := rules.Validate(f.Rules...); err != nil {
-			t.Errorf("fault %s: %v", f.Name, err)
-		}
-		for _, sec := range f.Sections {
+		for _, sec := range m.Sections {
 			if !sections[sec] {
-				t.Errorf("fault %s: no spec is labelled section:%s", f.Name, sec)
+				t.Errorf("mutant %s: no spec is labelled section:%s", m.ID, sec)
 			}
 			covered[sec] = true
 		}
-		if len(catchers(specs, f)) == 0 {
-			t.Errorf("fault %s: no spec in sections %v checks any of %v", f.Name, f.Sections, f.Rules)
+		if len(catchers(specs, m)) == 0 && m.Survives == "" {
+			t.Errorf("mutant %s: no spec in sections %v checks any of %v", m.ID, m.Sections, m.Rules)
 		}
 	}
-	// Every section of the protocol (all but the timing profile) has a fault.
+	// Every section of the protocol (all but the timing profile) has a mutant.
 	for sec := range sections {
 		if sec != "timing" && !covered[sec] {
-			t.Errorf("no fault exercises section:%s", sec)
+			t.Errorf("no mutant exercises section:%s", sec)
 		}
 	}
 }
 
-// catchers are the specs of f's sections that carry one of its rules.
-func catchers(specs []check.SpecEntry, f fault.Fault) []check.SpecEntry {
+// catchers are the specs of m's sections that carry one of its rules.
+func catchers(specs []check.SpecEntry, m mutant.Mutant) []check.SpecEntry {
 	var out []check.SpecEntry
 	for _, s := range specs {
-		inSection := slices.ContainsFunc(f.Sections, func(sec string) bool { return slices.Contains(s.Labels, "section:"+sec) })
-		if inSection && slices.ContainsFunc(s.Rules, func(id string) bool { return slices.Contains(f.Rules, id) }) {
+		inSection := slices.ContainsFunc(m.Sections, func(sec string) bool { return slices.Contains(s.Labels, "section:"+sec) })
+		if inSection && slices.ContainsFunc(s.Rules, func(id string) bool { return slices.Contains(m.Rules, id) }) {
 			out = append(out, s)
 		}
 	}
@@ -89,12 +82,16 @@ func catchers(specs []check.SpecEntry, f fault.Fault) []check.SpecEntry {
 // TestFaultsDoc keeps FAULTS.md equal to what the catalogue and the suites
 // generate (go test ./suites/selftest/ -run TestFaultsDoc -update).
 func TestFaultsDoc(t *testing.T) {
+	ms, err := mutant.Catalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
 	specs, err := check.Preview("", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	writeFaultsDoc(&buf, specs)
+	writeFaultsDoc(&buf, ms, specs)
 	if *update {
 		if err := os.WriteFile("FAULTS.md", buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
@@ -110,56 +107,64 @@ func TestFaultsDoc(t *testing.T) {
 	}
 }
 
-// writeFaultsDoc writes the catalogue as Markdown: each fault, the rules it
-// breaks, what the faulty server does, and the specs that must catch it.
-func writeFaultsDoc(w io.Writer, specs []check.SpecEntry) {
-	fmt.Fprint(w, `# Fault catalogue
+// writeFaultsDoc writes the catalogue as Markdown: each mutant, the rules
+// it breaks, what the mutated server does, where, and the specs that must
+// catch it; then the mutants that survive, with the reason.
+func writeFaultsDoc(w io.Writer, ms []mutant.Mutant, specs []check.SpecEntry) {
+	fmt.Fprint(w, `# Mutant catalogue
 
-Generated from internal/fault by `+"`go test ./suites/selftest/ -run TestFaultsDoc -update`"+`; do not edit.
+Generated from internal/mutant/catalogue.yaml by `+"`go test ./suites/selftest/ -run TestFaultsDoc -update`"+`; do not edit.
 
-Each fault is a variant of the reference server that breaks one rule. The
-self-test (`+"`go test ./suites/selftest/`"+`, see CI.md) runs lmp-check against a
-server committing each fault, limited to the fault's sections, and requires a
-failing spec that carries one of the rule IDs below. No flag of lmp-server can
-turn a fault on.
+Each mutant is a small edit of the reference server's source that breaks one
+facet of one rule, applied only at test time as a `+"`go build -overlay`"+`. The
+self-test (`+"`go test ./suites/selftest/`"+`, see CI.md) builds lmp-check once per
+mutant, so that its in-process server is the mutated one, runs it in its
+default mode on the mutant's sections, and requires a failing MUST spec that
+carries one of the rule IDs below. The shipped server carries no mutant.
 
-| fault | breaks | sections | the faulty server | specs that must catch it |
-|---|---|---|---|---|
+| mutant | breaks | sections | the mutated server | edits | specs that must catch it |
+|---|---|---|---|---|---|
 `)
-	for _, f := range fault.Catalogue {
+	var strict, survivors []mutant.Mutant
+	for _, m := range ms {
 		var names []string
-		for _, s := range catchers(specs, f) {
+		for _, s := range catchers(specs, m) {
 			names = append(names, fmt.Sprintf("%s [%s] %s", s.Level, strings.Join(s.Rules, ","), s.Text))
 		}
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", f.Name, strings.Join(f.Rules, ", "),
-			strings.Join(f.Sections, ", "), mdEscape(f.Does), mdEscape(strings.Join(names, "<br>")))
+		var files []string
+		for _, e := range m.Edits {
+			if !slices.Contains(files, e.File) {
+				files = append(files, e.File)
+			}
+		}
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s |\n", m.ID, strings.Join(m.Rules, ", "),
+			strings.Join(m.Sections, ", "), mdEscape(m.Does), strings.Join(files, "<br>"), mdEscape(orDash(strings.Join(names, "<br>"))))
+		switch {
+		case m.StrictOnly != "":
+			strict = append(strict, m)
+		case m.Survives != "":
+			survivors = append(survivors, m)
+		}
 	}
-	fmt.Fprintf(w, "\n%d faults.\n", len(fault.Catalogue))
+	caught := len(ms) - len(strict) - len(survivors)
+	fmt.Fprintf(w, "\n%d mutants: %d to be caught by default (%.1f %%), %d under --strict only, %d surviving.\n",
+		len(ms), caught, 100*float64(caught)/float64(max(len(ms), 1)), len(strict), len(survivors))
+	for _, part := range []struct {
+		title string
+		ms    []mutant.Mutant
+		why   func(mutant.Mutant) string
+	}{
+		{"Caught under --strict only", strict, func(m mutant.Mutant) string { return m.StrictOnly }},
+		{"Surviving: no black-box check can catch them", survivors, func(m mutant.Mutant) string { return m.Survives }},
+	} {
+		if len(part.ms) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n## %s\n\n| mutant | breaks | why |\n|---|---|---|\n", part.title)
+		for _, m := range part.ms {
+			fmt.Fprintf(w, "| `%s` | %s | %s |\n", m.ID, strings.Join(m.Rules, ", "), mdEscape(part.why(m)))
+		}
+	}
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-
-// TestServerFlagsCommitNoFault guards the promise that the shipped binary
-// cannot turn a fault on: cmd/lmp-server never imports the fault package,
-// so none of its flags can build a fault set (TestOnlyTestsSwitchFaultsOn
-// covers every other shipped package). Its other "faults" (mock Hermes'
-// delivery quirks, --hermes-quirks) are Hermes' behaviour, not the server's.
-func TestServerFlagsCommitNoFault(t *testing.T) {
-	const dir = "../../cmd/lmp-server"
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") {
-			continue
-		}
-		src, err := os.ReadFile(dir + "/" + e.Name())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if bytes.Contains(src, []byte(faultImport)) {
-			t.Errorf("%s/%s imports %s", dir, e.Name(), faultImport)
-		}
-	}
-}

@@ -1,10 +1,14 @@
 // Package selftest proves that the conformance suites catch broken
-// servers. Its test runs lmp-check against the pristine reference server,
-// which must pass every spec, and against one reference server per fault
-// of internal/fault's catalogue, each breaking one rule: every faulty
-// server must fail, on a spec labelled with the rule it breaks.
+// servers, by mutation testing. Each mutant of internal/mutant's catalogue
+// is a small edit of the reference server's source that breaks one facet
+// of one rule. The self-test builds lmp-check once per mutant with the
+// mutant as a build overlay (go build -overlay), so that its in-process
+// server is the mutated one, runs it on the mutant's sections, and
+// requires a failing spec labelled with a rule the mutant breaks. The
+// clean lmp-check must pass every spec. The shipped code carries no
+// mutant and no switch for one.
 //
-//	go test ./suites/selftest/ -v      # prints the fault → rule → verdict table
+//	go test ./suites/selftest/ -v      # prints the mutant → rule → verdict table
 //	go test ./suites/selftest/ -run 'TestSelfTest/servers/token-reusable$'
 //	go test ./suites/selftest/ -run TestFaultsDoc -update   # regenerate FAULTS.md
 //

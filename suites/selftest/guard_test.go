@@ -4,103 +4,111 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-const faultImport = "github.com/loomi-lmp/lmpkit/internal/fault"
+// mutantImports are the packages that describe deliberate bugs: the
+// mutant catalogue, and the fault switches it replaced.
+var mutantImports = []string{
+	"github.com/loomi-lmp/lmpkit/internal/mutant",
+	"github.com/loomi-lmp/lmpkit/internal/fault",
+}
 
-// TestOnlyTestsSwitchFaultsOn guards the promise that shipped code cannot
-// commit a fault: fault.Of is the only way to build a non-empty fault.Set,
-// so no non-test file outside internal/fault may call it. Shipped packages
-// may pass a Set through (server.Config, reference.Options), never fill one.
-func TestOnlyTestsSwitchFaultsOn(t *testing.T) {
-	const root = "../.."
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor") {
-				return filepath.SkipDir
+// TestNoFaultBranches guards the promise that the reference server reads
+// as the spec: no shipped file of server/, mockhermes/, reference/ or
+// cmd/ imports the mutant catalogue, and server/ and reference/ carry no
+// Faults switch (a field, type or selector named Faults). The mock's
+// delivery quirks (mockhermes.Faults, reference.Options.HermesQuirks) are
+// Hermes' own behaviour, not the server's, and stay.
+func TestNoFaultBranches(t *testing.T) {
+	for _, dir := range []string{"server", "mockhermes", "reference", "cmd"} {
+		err := filepath.WalkDir(filepath.Join("../..", dir), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
 			}
-			if filepath.ToSlash(path) == root+"/internal/fault" {
-				return filepath.SkipDir
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			noSwitch := dir == "server" || dir == "reference"
+			found, err := faultBranches(path, src, noSwitch)
+			if err != nil {
+				return err
+			}
+			for _, f := range found {
+				t.Errorf("%s: a fault branch in shipped code", f)
 			}
 			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		calls, err := faultSwitches(path, nil)
+		})
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		for _, c := range calls {
-			t.Errorf("%s switches a fault on in shipped code", c)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
 
-// TestFaultSwitchesFinds proves the scan above can fail: it finds fault.Of
-// under any import name, and nothing in a file that only passes a Set on.
-func TestFaultSwitchesFinds(t *testing.T) {
+// TestFaultBranchesFinds proves the scan above can fail.
+func TestFaultBranchesFinds(t *testing.T) {
 	cases := []struct {
-		src  string
-		want int
+		src      string
+		noSwitch bool
+		want     int
 	}{
-		{`package p; import "` + faultImport + `"; var s = fault.Of(fault.TokenReusable)`, 1},
-		{`package p; import f "` + faultImport + `"; func g() f.Set { return f.Of("x") }`, 1},
-		{`package p; import "` + faultImport + `"; type C struct{ Faults fault.Set }; func (c C) On() bool { return !c.Faults.Empty() }`, 0},
-		{`package p; type o struct{}; func (o) Of() {}; var x o; func g() { x.Of() }`, 0},
+		{`package p; import "github.com/loomi-lmp/lmpkit/internal/mutant"; var _ = mutant.Catalogue`, false, 1},
+		{`package p; import f "github.com/loomi-lmp/lmpkit/internal/fault"; var _ f.Set`, false, 1},
+		{`package p; type Config struct{ Faults map[string]bool }`, true, 1},
+		{`package p; func g(c struct{ Faults bool }) bool { return c.Faults }`, true, 2},
+		{`package p; import "github.com/loomi-lmp/lmpkit/mockhermes"; type O struct{ HermesQuirks mockhermes.Faults }`, true, 0},
+		{`package p; type Faults struct{}`, false, 0},
 	}
 	for _, c := range cases {
-		got, err := faultSwitches("x.go", []byte(c.src))
+		got, err := faultBranches("x.go", []byte(c.src), c.noSwitch)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(got) != c.want {
-			t.Errorf("%d calls found, want %d, in %s", len(got), c.want, c.src)
+			t.Errorf("%d found (%v), want %d, in %s", len(got), got, c.want, c.src)
 		}
 	}
 }
 
-// faultSwitches lists the positions where the Go file at path (or src, when
-// not nil) calls Of of the fault package.
-func faultSwitches(path string, src []byte) ([]string, error) {
+// faultBranches lists where the Go file imports a mutant package and,
+// with noSwitch, where it names Faults other than as mockhermes.Faults.
+func faultBranches(path string, src []byte, noSwitch bool) ([]string, error) {
 	fset := token.NewFileSet()
-	var source any
-	if src != nil {
-		source = src
-	}
-	f, err := parser.ParseFile(fset, path, source, parser.SkipObjectResolution)
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 	if err != nil {
 		return nil, err
 	}
-	name := ""
+	var out []string
 	for _, imp := range f.Imports {
-		if p, _ := strconv.Unquote(imp.Path.Value); p == faultImport {
-			name = "fault"
-			if imp.Name != nil {
-				name = imp.Name.Name
+		p, _ := strconv.Unquote(imp.Path.Value)
+		for _, m := range mutantImports {
+			if p == m {
+				out = append(out, fset.Position(imp.Pos()).String()+" imports "+p)
 			}
 		}
 	}
-	if name == "" {
-		return nil, nil
+	if !noSwitch {
+		return out, nil
 	}
-	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
-		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Of" {
-			if id, ok := sel.X.(*ast.Ident); ok && id.Name == name {
-				out = append(out, fset.Position(sel.Pos()).String())
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "mockhermes" {
+				return false // Hermes' delivery quirks
+			}
+			if n.Sel.Name == "Faults" {
+				out = append(out, fset.Position(n.Sel.Pos()).String()+" uses .Faults")
+			}
+		case *ast.Field:
+			for _, name := range n.Names {
+				if name.Name == "Faults" {
+					out = append(out, fset.Position(name.Pos()).String()+" declares a Faults field")
+				}
 			}
 		}
 		return true

@@ -4,15 +4,16 @@ import (
 	"testing"
 
 	"github.com/loomi-lmp/lmpkit/check"
-	"github.com/loomi-lmp/lmpkit/internal/fault"
+	"github.com/loomi-lmp/lmpkit/internal/mutant"
 )
 
 // TestJudge checks the verdicts on hand-made reports: only a failure of a
-// spec carrying the broken rule counts as caught.
+// spec carrying the broken rule counts as caught, and by default only a
+// MUST spec's.
 func TestJudge(t *testing.T) {
-	f := fault.Fault{Name: "x", Rules: []string{"P-4"}, Sections: []string{"pairing"}}
-	spec := func(verdict string, rules ...string) check.JSONSpec {
-		return check.JSONSpec{Text: "t", Rules: rules, Level: "MUST", Verdict: verdict}
+	m := mutant.Mutant{ID: "x", Rules: []string{"P-4"}, Sections: []string{"pairing"}}
+	spec := func(verdict check.Verdict, level string, rules ...string) check.JSONSpec {
+		return check.JSONSpec{Text: "t", Rules: rules, Level: level, Verdict: string(verdict)}
 	}
 	cases := []struct {
 		name  string
@@ -20,14 +21,16 @@ func TestJudge(t *testing.T) {
 		specs []check.JSONSpec
 		want  string
 	}{
-		{"right rule", 1, []check.JSONSpec{spec("pass", "P-5"), spec("fail", "P-4", "P-6")}, Caught},
-		{"other rule only", 1, []check.JSONSpec{spec("fail", "P-5"), spec("pass", "P-4")}, WrongRule},
-		{"skipped is not failed", 1, []check.JSONSpec{spec("skipped", "P-4"), spec("fail", "T-2")}, WrongRule},
-		{"passed", 0, []check.JSONSpec{spec("pass", "P-4")}, Missed},
+		{"right rule", 1, []check.JSONSpec{spec(check.Pass, "MUST", "P-5"), spec(check.Fail, "MUST", "P-4", "P-6")}, Caught},
+		{"other rule only", 1, []check.JSONSpec{spec(check.Fail, "MUST", "P-5"), spec(check.Pass, "MUST", "P-4")}, WrongRule},
+		{"skipped is not failed", 1, []check.JSONSpec{spec(check.Skipped, "MUST", "P-4"), spec(check.Fail, "MUST", "T-2")}, WrongRule},
+		{"SHOULD only", 0, []check.JSONSpec{spec(check.NonStrict, "SHOULD", "P-4")}, StrictOnly},
+		{"SHOULD of the rule, MUST of another", 1, []check.JSONSpec{spec(check.NonStrict, "SHOULD", "P-4"), spec(check.Fail, "MUST", "T-2")}, WrongRule},
+		{"passed", 0, []check.JSONSpec{spec(check.Pass, "MUST", "P-4")}, Missed},
 		{"usage error", 2, nil, Broken},
 	}
 	for _, c := range cases {
-		r := judge(f, outcome{exit: c.exit, report: check.JSONReport{Specs: c.specs}})
+		r := judge(m, outcome{exit: c.exit, report: check.JSONReport{Specs: c.specs}})
 		if r.verdict != c.want {
 			t.Errorf("%s: verdict %s, want %s (%s)", c.name, r.verdict, c.want, r.problem)
 		}

@@ -1,6 +1,8 @@
 package selftest
 
 import (
+	"flag"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -8,75 +10,153 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/check"
-	"github.com/loomi-lmp/lmpkit/internal/fault"
+	"github.com/loomi-lmp/lmpkit/internal/mutant"
 )
 
-// maxParallel bounds the servers checked at once beyond -parallel: most of
-// a run is spent waiting on protocol timers, but every server and lmp-check
-// process costs memory under -race.
-const maxParallel = 3
+// Mutants are built two at a time (the machine's cores; the build cache is
+// shared) and checked maxRuns at a time: a run is mostly waiting on
+// protocol timers.
+const (
+	maxBuilds = 2
+	maxRuns   = 4
+)
 
-// TestSelfTest runs lmp-check against the pristine reference server and
-// against every fault of the catalogue, in parallel (bounded by -parallel
-// and maxParallel), then prints the fault → rule → verdict table.
+// raceEnabled is set by race_test.go: the pristine lmp-check is then
+// built with -race, so that the race detector watches the real server.
+var raceEnabled bool
+
+// result is one mutant's build and run.
+type result struct {
+	o   outcome
+	err error
+}
+
+// TestSelfTest runs lmp-check, in its default mode, against the pristine
+// reference server and against every mutant of the catalogue (each built
+// as its own lmp-check whose in-process server is the mutated one, and run
+// on the mutant's sections only), then prints the mutant → rule → verdict
+// table. A mutant must be caught by a failing MUST spec of a rule it
+// breaks, unless the catalogue says why only a SHOULD spec can catch it
+// (then it must be caught under --strict only) or why it survives; a
+// listed reason that no longer holds fails too.
 func TestSelfTest(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the self-test runs lmp-check against every faulty server")
+		t.Skip("the self-test builds and checks every mutant")
 	}
-	bin, err := buildCheck(t.TempDir())
+	ms, err := mutant.Catalogue()
 	if err != nil {
 		t.Fatal(err)
 	}
+	selected := selectedMutants(ms)
 	start := time.Now()
-	sem := make(chan struct{}, maxParallel)
-	var mu sync.Mutex
+
+	// Build and run the selected mutants in the background, bounded;
+	// the subtests below report them in catalogue order.
+	results := map[string]chan result{}
+	builds, runs := make(chan struct{}, maxBuilds), make(chan struct{}, maxRuns)
+	var wg sync.WaitGroup
+	for _, m := range selected {
+		ch := make(chan result, 1)
+		results[m.ID] = ch
+		dir := t.TempDir()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			builds <- struct{}{}
+			bin, err := buildCheck(&m, dir, false)
+			<-builds
+			if err != nil {
+				ch <- result{err: err}
+				return
+			}
+			runs <- struct{}{}
+			defer func() { <-runs }()
+			o, err := runCheck(bin, "--label-filter", sectionFilter(m.Sections))
+			ch <- result{o, err}
+		}()
+	}
+	defer wg.Wait()
+
 	var rows []row
 	t.Run("servers", func(t *testing.T) {
-		t.Run("pristine", func(t *testing.T) {
-			t.Parallel()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			checkPristine(t, bin)
-		})
-		for _, f := range fault.Catalogue {
-			t.Run(string(f.Name), func(t *testing.T) {
-				t.Parallel()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				// --strict: some rules are checked in full only by SHOULD
-				// specs (our decisions in docs/protocol.md), and the
-				// timing profile's spec is not selected.
-				// The row is recorded even when runCheck gives up (no
-				// report, timeout): the table then shows an error, and
-				// its count covers every fault that was selected.
-				r := row{fault: f, verdict: Broken, problem: "lmp-check produced no usable report"}
-				defer func() {
-					mu.Lock()
-					rows = append(rows, r)
-					mu.Unlock()
-				}()
-				o := runCheck(t, bin, fault.Of(f.Name), "--strict", "--label-filter", sectionFilter(f.Sections))
-				r = judge(f, o)
-				if r.verdict != Caught {
-					t.Errorf("fault %s (%s): %s\n%s", f.Name, f.Does, r.problem, tail(o.output))
+		t.Run("pristine", func(t *testing.T) { checkPristine(t, ms) })
+		for _, m := range selected {
+			t.Run(m.ID, func(t *testing.T) {
+				res := <-results[m.ID]
+				r := row{mutant: m, verdict: Broken, problem: "no usable report"}
+				if res.err == nil {
+					r = judge(m, res.o)
+				} else {
+					r.problem = res.err.Error()
+				}
+				rows = append(rows, r)
+				if want := expected(m); r.verdict != want && (want != Missed || r.verdict != StrictOnly) {
+					t.Errorf("mutant %s (%s): verdict %s, want %s: %s\n%s", m.ID, m.Does, r.verdict, want, orDash(r.problem), tail(res.o.output))
 				}
 			})
 		}
 	})
 	if len(rows) == 0 {
-		return // every fault was filtered out by -run
+		return
 	}
-	slices.SortFunc(rows, func(a, b row) int { return catalogueIndex(a.fault.Name) - catalogueIndex(b.fault.Name) })
 	var table strings.Builder
 	writeTable(&table, rows)
 	// Logged, so go test shows it with -v and whenever the self-test fails.
-	t.Logf("self-test table (%v):\n%s", time.Since(start).Round(time.Second), table.String())
+	t.Logf("self-test table (%d mutants, %v wall time):\n%s", len(rows), time.Since(start).Round(time.Second), table.String())
 }
 
-// checkPristine runs every spec against the reference server without
-// faults: all must pass.
-func checkPristine(t *testing.T, bin string) {
-	o := runCheck(t, bin, fault.Set{})
+// expected is the verdict the catalogue promises for m: caught by
+// default, unless it says why only --strict catches it, or why nothing
+// can (a survivor may still fail a SHOULD spec).
+func expected(m mutant.Mutant) string {
+	switch {
+	case m.StrictOnly != "":
+		return StrictOnly
+	case m.Survives != "":
+		return Missed
+	}
+	return Caught
+}
+
+// selectedMutants are the mutants that go test's -run pattern selects
+// under TestSelfTest/servers/, so that running one mutant builds one.
+func selectedMutants(ms []mutant.Mutant) []mutant.Mutant {
+	pattern := ""
+	if f := flag.Lookup("test.run"); f != nil {
+		pattern = f.Value.String()
+	}
+	parts := strings.Split(pattern, "/")
+	if len(parts) < 3 {
+		if len(parts) == 2 && !regexp.MustCompile(parts[1]).MatchString("servers") {
+			return nil
+		}
+		return ms
+	}
+	if !regexp.MustCompile(parts[1]).MatchString("servers") {
+		return nil
+	}
+	re := regexp.MustCompile(parts[2])
+	var out []mutant.Mutant
+	for _, m := range ms {
+		if re.MatchString(m.ID) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkPristine runs every spec against the clean reference server: all
+// must pass, and every rule a mutant breaks must be checked.
+func checkPristine(t *testing.T, ms []mutant.Mutant) {
+	dir := t.TempDir()
+	bin, err := buildCheck(nil, dir, raceEnabled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := runCheck(bin)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, tail(o.output))
+	}
 	if o.exit != check.ExitConformant || !o.report.Conformant {
 		t.Fatalf("lmp-check failed the pristine server (exit %d)\n%s", o.exit, tail(o.output))
 	}
@@ -98,17 +178,12 @@ func checkPristine(t *testing.T, bin string) {
 	if pass == 0 {
 		t.Fatal("pristine server: no spec ran")
 	}
-	// Every rule a fault breaks is one the full run checks.
-	for _, f := range fault.Catalogue {
-		for _, id := range f.Rules {
+	for _, m := range ms {
+		for _, id := range m.Rules {
 			if !slices.Contains(o.report.Coverage.RulesChecked, id) {
-				t.Errorf("fault %s breaks %s, which no spec of the full run checks", f.Name, id)
+				t.Errorf("mutant %s breaks %s, which no spec of the full run checks", m.ID, id)
 			}
 		}
 	}
 	t.Logf("pristine server: %d specs pass in %.1fs", pass, o.duration.Seconds())
-}
-
-func catalogueIndex(n fault.Name) int {
-	return slices.IndexFunc(fault.Catalogue, func(f fault.Fault) bool { return f.Name == n })
 }

@@ -8,22 +8,23 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/check"
-	"github.com/loomi-lmp/lmpkit/internal/fault"
+	"github.com/loomi-lmp/lmpkit/internal/mutant"
 )
 
-// Verdicts of one faulty server.
+// Verdicts of one mutant.
 const (
-	Caught    = "caught"     // exit 1, and a failing spec carries a broken rule's ID
-	WrongRule = "wrong-rule" // exit 1, but only specs of other rules failed
-	Missed    = "missed"     // lmp-check passed the faulty server
-	Broken    = "error"      // lmp-check could not run (exit 2) or the run failed
+	Caught     = "caught"      // exit 1, and a failing MUST spec carries a broken rule's ID
+	StrictOnly = "strict-only" // exit 0, but a SHOULD/INFO spec of a broken rule failed: caught by --strict
+	WrongRule  = "wrong-rule"  // exit 1, but only specs of other rules failed
+	Missed     = "missed"      // lmp-check passed the mutated server
+	Broken     = "error"       // the mutant did not build, or lmp-check could not run
 )
 
 // row is one line of the self-test's table.
 type row struct {
-	fault    fault.Fault
+	mutant   mutant.Mutant
 	verdict  string
-	caughtBy []string // the fault's rule IDs that a failing spec carries
+	caughtBy []string // the mutant's rule IDs that a failing spec carries
 	levels   []string // the levels of those specs
 	failing  []string // every failing spec, "[rules] text"
 	exit     int
@@ -31,61 +32,68 @@ type row struct {
 	problem  string
 }
 
-// judge decides whether lmp-check caught fault f from its outcome.
-func judge(f fault.Fault, o outcome) row {
-	r := row{fault: f, exit: o.exit, duration: o.duration}
+// judge decides whether lmp-check, run in its default mode, caught m.
+func judge(m mutant.Mutant, o outcome) row {
+	r := row{mutant: m, exit: o.exit, duration: o.duration}
+	byMust := false
 	for _, s := range o.report.Specs {
-		if s.Verdict != string(check.Fail) && s.Verdict != string(check.UnexpectedPass) {
+		failed := s.Verdict == string(check.Fail) || s.Verdict == string(check.UnexpectedPass)
+		if !failed && s.Verdict != string(check.NonStrict) {
 			continue
 		}
 		r.failing = append(r.failing, "["+strings.Join(s.Rules, ",")+"] "+s.Text)
 		hit := false
 		for _, id := range s.Rules {
-			if slices.Contains(f.Rules, id) {
+			if slices.Contains(m.Rules, id) {
 				hit = true
 				if !slices.Contains(r.caughtBy, id) {
 					r.caughtBy = append(r.caughtBy, id)
 				}
 			}
 		}
-		if hit && !slices.Contains(r.levels, s.Level) {
-			r.levels = append(r.levels, s.Level)
+		if hit {
+			byMust = byMust || failed
+			if !slices.Contains(r.levels, s.Level) {
+				r.levels = append(r.levels, s.Level)
+			}
 		}
 	}
 	slices.Sort(r.caughtBy)
 	slices.Sort(r.levels)
 	switch {
+	case o.exit == 1 && byMust:
+		r.verdict = Caught
+	case o.exit == 0 && len(r.caughtBy) > 0:
+		r.verdict = StrictOnly
+		r.problem = "only a SHOULD or INFO spec of " + strings.Join(r.caughtBy, ", ") + " failed: caught under --strict only"
 	case o.exit == 0:
 		r.verdict = Missed
-		r.problem = "lmp-check passed the faulty server: no spec of " + strings.Join(f.Rules, ", ") + " in sections " + strings.Join(f.Sections, ", ") + " noticed"
+		r.problem = "lmp-check passed the mutated server: no spec of " + strings.Join(m.Rules, ", ") + " in sections " + strings.Join(m.Sections, ", ") + " noticed"
 	case o.exit != 1:
 		r.verdict = Broken
 		r.problem = fmt.Sprintf("lmp-check exited %d (usage error or unreachable target)", o.exit)
-	case len(r.caughtBy) == 0:
-		r.verdict = WrongRule
-		r.problem = "only specs of other rules failed; none of " + strings.Join(f.Rules, ", ")
 	default:
-		r.verdict = Caught
+		r.verdict = WrongRule
+		r.problem = "only specs of other rules failed; none of " + strings.Join(m.Rules, ", ")
 	}
 	return r
 }
 
-// writeTable writes the fault → rule IDs → verdict table.
+// writeTable writes the mutant → rule IDs → verdict table.
 func writeTable(w io.Writer, rows []row) {
-	fmt.Fprintf(w, "%-32s %-10s %-10s %-11s %-11s %6s  %s\n", "FAULT", "BREAKS", "CAUGHT BY", "VERDICT", "LEVEL", "TIME", "FAILING SPECS")
-	caught := 0
+	fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %6s  %s\n", "MUTANT", "BREAKS", "CAUGHT BY", "VERDICT", "LEVEL", "TIME", "FAILING SPECS")
+	counts := map[string]int{}
 	for _, r := range rows {
-		if r.verdict == Caught {
-			caught++
-		}
+		counts[r.verdict]++
 		failing := "-"
 		if len(r.failing) > 0 {
 			failing = strings.Join(r.failing, " | ")
 		}
-		fmt.Fprintf(w, "%-32s %-10s %-10s %-11s %-11s %5.1fs  %s\n", r.fault.Name, strings.Join(r.fault.Rules, ","),
+		fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %5.1fs  %s\n", r.mutant.ID, strings.Join(r.mutant.Rules, ","),
 			orDash(strings.Join(r.caughtBy, ",")), r.verdict, orDash(strings.Join(r.levels, ",")), r.duration.Seconds(), failing)
 	}
-	fmt.Fprintf(w, "%d of %d faults caught by a spec of the rule they break\n", caught, len(rows))
+	fmt.Fprintf(w, "%d of %d mutants caught by default by a spec of the rule they break (%.1f %%); %d more under --strict only; %d missed, %d wrong rule, %d errors\n",
+		counts[Caught], len(rows), 100*float64(counts[Caught])/float64(max(len(rows), 1)), counts[StrictOnly], counts[Missed], counts[WrongRule], counts[Broken])
 }
 
 func orDash(s string) string {

@@ -1,0 +1,5 @@
+//go:build race
+
+package selftest
+
+func init() { raceEnabled = true }
