@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strconv"
 	"sync"
 	"time"
 
@@ -179,12 +180,23 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 	defer d.frames.unsubscribe(sub)
 	send := func(event string, v any) error {
 		raw, _ := json.Marshal(v)
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, raw); err != nil {
-			return err
+		id := ""
+		if f, ok := v.(Frame); ok {
+			id = "id: " + strconv.FormatInt(f.ID, 10) + "\n"
 		}
-		return nil
+		_, err := fmt.Fprintf(w, "%sevent: %s\ndata: %s\n\n", id, event, raw)
+		return err
+	}
+	// A page that reconnects has the frames up to Last-Event-ID already,
+	// unless the server restarted since (its numbering did too).
+	seen, _ := strconv.ParseInt(r.Header.Get("Last-Event-ID"), 10, 64)
+	if n := len(backlog); n > 0 && seen > backlog[n-1].ID {
+		seen = 0
 	}
 	for _, f := range backlog {
+		if f.ID <= seen {
+			continue
+		}
 		if send("frame", f) != nil {
 			return
 		}

@@ -203,6 +203,26 @@ func TestEventStream(t *testing.T) {
 	if f := next(); f.Type != "pong" || f.Dir != "in" {
 		t.Fatalf("live %+v", f)
 	}
+
+	// A page that reconnects gets only what it missed.
+	req, _ := http.NewRequest(http.MethodGet, ts.URL+PathEvents, nil)
+	req.Header.Set("Last-Event-ID", "1")
+	again, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Body.Close()
+	lines2 := bufio.NewScanner(again.Body)
+	var got []string
+	for lines2.Scan() && lines2.Text() != ": live" {
+		if id, ok := strings.CutPrefix(lines2.Text(), "id: "); ok {
+			got = append(got, id)
+		}
+	}
+	if len(got) != 1 || got[0] != "2" {
+		t.Errorf("after Last-Event-ID 1 the backlog resent frames %v, want [2]", got)
+	}
+
 	d.Close()
 	for lines.Scan() {
 	}
