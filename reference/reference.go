@@ -163,18 +163,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		public = wsScheme + "://" + advertisedHostPort(ln.Addr().(*net.TCPAddr)) + lmp.PathWebSocket
 	}
 
-	var dash *dashboard.Dashboard
-	var observer server.FrameObserver
-	var inst *Instance
-	if o.Dashboard {
-		dash = dashboard.New(dashboard.Options{
-			Pair: func(ctx context.Context, ttl time.Duration) (lmp.PairResponse, error) {
-				return client.Pair(ctx, inst.PairURL, ttl, selfClient(fp))
-			},
-			Approvals: mock, Logger: log.With("component", "dashboard"),
-		})
-		observer = dash.Observe
-	}
+	dash, observer := newDashboard(o, mock, scheme+"://"+local+lmp.PathPairNew, fp, log)
 	srv, err := server.New(server.Config{
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
@@ -189,25 +178,27 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	mock.Attach(srv)
 
 	mux := http.NewServeMux()
+	if dash != nil {
+		page := server.LoopbackOnly(dash.Handler())
+		mux.Handle("GET "+dashboard.PathPage+"{$}", page)
+		mux.Handle(dashboard.PathPrefix, page)
+	}
 	mux.Handle("/", srv.Handler())
 	mux.Handle(driver.Prefix+"/", server.LoopbackOnly(mock.DriverHandler(profile(o))))
 	hs := &http.Server{
 		Handler: mux, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
-	if dash != nil {
-		page := server.LoopbackOnly(dash.Handler())
-		mux.Handle("GET "+dashboard.PathPage+"{$}", page)
-		mux.Handle(dashboard.PathPrefix, page)
-		hs.RegisterOnShutdown(dash.Close)
-	}
-	inst = &Instance{
+	inst := &Instance{
 		WSURL: wsScheme + "://" + local + lmp.PathWebSocket, BaseURL: scheme + "://" + local,
 		PublicURL: public, TLSFingerprint: fp, DataDir: o.DataDir,
 		srv: srv, mock: mock, http: hs, done: make(chan error, 1),
 	}
 	inst.PairURL = inst.BaseURL + lmp.PathPairNew
 	inst.DriverURL = inst.BaseURL + driver.Prefix
+	if dash != nil {
+		hs.RegisterOnShutdown(dash.Close) // its event streams would hold Shutdown
+	}
 	errs := make(chan error, len(listeners))
 	for _, l := range listeners {
 		go func() {
@@ -249,6 +240,22 @@ func (i *Instance) Close(ctx context.Context) error {
 		err = serr
 	}
 	return err
+}
+
+// newDashboard builds the dashboard when o asks for one, and the frame
+// observer it needs; nil, nil otherwise. It mints pairing codes through
+// the instance's own loopback pairing endpoint, pairURL.
+func newDashboard(o Options, mock *mockhermes.Mock, pairURL, fp string, log *slog.Logger) (*dashboard.Dashboard, server.FrameObserver) {
+	if !o.Dashboard {
+		return nil, nil
+	}
+	dash := dashboard.New(dashboard.Options{
+		Pair: func(ctx context.Context, ttl time.Duration) (lmp.PairResponse, error) {
+			return client.Pair(ctx, pairURL, ttl, selfClient(fp))
+		},
+		Approvals: mock, Logger: log.With("component", "dashboard"),
+	})
+	return dash, dash.Observe
 }
 
 // selfClient talks to this instance's own loopback listener. With TLS it
