@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -27,22 +28,22 @@ type progressLine struct {
 
 // progress is the running run's line, nil when there is none: the Ginkgo
 // reporting nodes below are part of every run.
-var progress *progressLine
+var progress atomic.Pointer[progressLine]
 
 var (
 	_ = ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
-		if p := progress; p != nil {
+		if p := progress.Load(); p != nil {
 			p.update(func() { p.total = r.PreRunStats.SpecsThatWillRun })
 		}
 	})
 	_ = ginkgo.ReportBeforeEach(func(s ginkgo.SpecReport) {
-		if p := progress; p != nil && s.LeafNodeType == types.NodeTypeIt {
+		if p := progress.Load(); p != nil && s.LeafNodeType == types.NodeTypeIt {
 			section, _, _, _, _ := specInfo(s)
 			p.update(func() { p.section = section })
 		}
 	})
 	_ = ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
-		if p := progress; p != nil && s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped {
+		if p := progress.Load(); p != nil && s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped {
 			p.update(func() { p.done++ })
 		}
 	})
@@ -51,7 +52,7 @@ var (
 // startProgress draws the line on w until the returned func erases it.
 func startProgress(w io.Writer) (stop func()) {
 	p := &progressLine{w: w, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
-	progress = p
+	progress.Store(p)
 	go func() {
 		defer close(p.stopped)
 		tick := time.NewTicker(time.Second) // the elapsed time moves on
@@ -68,7 +69,7 @@ func startProgress(w io.Writer) (stop func()) {
 	return func() {
 		close(p.stop)
 		<-p.stopped
-		progress = nil
+		progress.Store(nil)
 		p.mu.Lock()
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.mu.Unlock()
