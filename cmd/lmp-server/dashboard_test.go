@@ -166,8 +166,14 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	if *updateScreenshot {
-		// A fresh code, so that the picture shows a live one.
-		if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#pair-new")), chromedp.WaitVisible(chromedp.CSS("#qr:not(.void) svg"))); err != nil {
+		// A fresh code and a real pending approval, so that the picture
+		// shows both live.
+		if err := chromedp.Do(ctx,
+			chromedp.WaitNotPresent(chromedp.CSS("#approval-list li[data-approval]")),
+			chromedp.Click(chromedp.CSS(`button[data-scenario="approval"]`)),
+			chromedp.WaitVisible(chromedp.CSS("#approval-list li[data-approval]")),
+			chromedp.Click(chromedp.CSS("#pair-new")), chromedp.WaitVisible(chromedp.CSS("#qr:not(.void) svg")),
+		); err != nil {
 			t.Fatal(err)
 		}
 		full, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
