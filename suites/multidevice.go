@@ -116,7 +116,9 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 
 	conformance.It("M-3,F-1", rules.SHOULD, "an approval that times out is resolved with decided_by timeout on every device (note 15)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
-		const timeout = 1500 * time.Millisecond
+		// Hermes has one configured approval timeout and gives the adapter
+		// no deadline: deadline_ts can only come from that configuration.
+		timeout := target().Profile.ApprovalTimeout
 		before := time.Now()
 		res, req := newApproval(ctx, a, timeout)
 		Expect(lmp.TimeOf(req.DeadlineTS)).To(gomega.BeTemporally("~", before.Add(timeout), 2*time.Second), "deadline_ts")

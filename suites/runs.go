@@ -17,12 +17,13 @@ import (
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	conformance.It("H-1,F-1", rules.MUST, "stream hooks map to run.started, run.delta, run.interim and run.completed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.delta(ctx, "thinking…", lmp.DeltaKindReasoning)
 		t.delta(ctx, "Hello", lmp.DeltaKindText)
 		t.hook(ctx, "on_interim_message", map[string]any{"text": "let me look", "already_streamed": false})
 		t.end(ctx, "Hello", nil)
+		t.complete(ctx, "Hello")
 		inTask := match.Task(t.task)
 		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, inTask.And(match.Type(lmp.TypeRunStarted))))
 		Expect(st.TaskID).To(Equal(t.task))
@@ -43,13 +44,16 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("H-2,F-3", rules.MUST, "tool hooks map to run.tool_started/finished that pair by index and call_id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
+		t.end(ctx, "", nil) // the call asks for the tools
 		t.tool(ctx, false, "read_file", "call_a")
 		t.tool(ctx, false, "read_file", "call_b")
 		t.tool(ctx, true, "read_file", "call_b")
 		t.tool(ctx, true, "read_file", "call_a")
-		t.end(ctx, "done", nil)
+		t.hookIn(ctx, 2, "on_stream_start", nil)
+		t.endCall(ctx, 2, "done", nil)
+		t.complete(ctx, "done")
 		inTask := match.Task(t.task)
 		starts := map[string]lmp.RunToolStarted{}
 		for range 2 {
@@ -71,18 +75,20 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-4", rules.MUST, "a run that ends with an error sends run.failed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.end(ctx, "", "model overloaded")
+		t.sessionEnd(ctx, false, false) // not retried: the turn failed
 		f := must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunFailed)))
 		Expect(must.Decode[lmp.RunFailed](f).Error).To(Equal("model overloaded"))
 	}, conformance.NeedsDriver)
 
 	conformance.It("F-4", rules.SHOULD, "exactly one terminal frame per run, and nothing after it (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.end(ctx, "", "boom")
+		t.sessionEnd(ctx, false, false)
 		t.delta(ctx, "late", lmp.DeltaKindText)
 		t.end(ctx, "late", nil)
 		marker := notify(ctx, t.task)
@@ -142,7 +148,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		got := eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
 			ev, _ := call.Args["event"].(map[string]any)
 			src, _ := ev["source"].(map[string]any)
-			return src["chat_id"] == play.TaskID
+			return src["chat_id"] == play.TaskID && strings.Contains(strings.ToLower(messageText(call)), "continue")
 		})
 		Expect(strings.ToLower(messageText(got[len(got)-1]))).To(gomegaContainSubstring("continue"))
 		// The resumed turn runs "reply" in the same task; stop it.
