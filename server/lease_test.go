@@ -32,7 +32,7 @@ func TestSeqLeaseCoversEveryPublishedEvent(t *testing.T) {
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(dir)
+	st, err := store.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

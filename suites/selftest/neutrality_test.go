@@ -45,7 +45,7 @@ func TestNeutrality(t *testing.T) {
 		t.Skip("the neutrality self-test runs lmp-check against a second implementation")
 	}
 	dir := t.TempDir()
-	checkBin, err := buildCheck(nil, dir, false)
+	checkBin, err := buildCheck(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
