@@ -26,11 +26,8 @@ import (
 // expectFatalRefusal checks that a hello was refused the way a refusal
 // is spelt whatever the codes (note 21): a fatal error, then the close.
 func expectFatalRefusal(ctx context.Context, c *conformance.Conn, err error, what string) {
-	Expect(err).To(gomegaHaveOccurred(), "%s got hello.ok", what)
-	se, ok := should.ServerError(err)
-	Expect(ok).To(BeTrue(), "%s: no error frame before the connection ended (%v)", what, err)
-	Expect(se.Fatal).To(BeTrue(), "%s: error %s is not fatal, so the client is left waiting on a connection that serves nothing", what, se.Code)
-	must.Closed(ctx, conformance.Wait(), c)
+	must.That(err != nil, "%s got hello.ok", what)
+	must.Refused(ctx, c, err, what)
 }
 
 var _ = conformance.Section("§3 Pairing", "pairing", func() {
@@ -120,18 +117,17 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 })
 
 var _ = conformance.Section("§4 task.list", "tasklist", func() {
-	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2 and 3, with and without status_filter)", func(ctx ginkgo.SpecContext) {
+	// status_filter's words are the reference server's (note 21): the
+	// tasklist section observes them at INFO.
+	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2 and 3)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for range 5 {
 			_, err := drv().Session(ctx, driver.SessionRequest{Title: "limit " + should.NewID("")})
 			must.Succeed(err)
 		}
-		for _, filter := range []string{"", lmp.StatusFilterAll, lmp.StatusFilterLive} {
-			for _, limit := range []int{1, 2, 3} {
-				rid := should.NewID("tl-")
-				res := must.Decode[lmp.TaskListResult](must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(limit), StatusFilter: filter}, rid))
-				Expect(res.Tasks).To(gomegaHaveLen(limit), "task.list limit %d, status_filter %q, with at least 5 live tasks", limit, filter)
-			}
+		for _, limit := range []int{1, 2, 3} {
+			rows := listTasks(ctx, c, limit, "")
+			must.That(len(rows) == limit, "task.list with limit %d returned %d rows, with at least 5 tasks in the store", limit, len(rows))
 		}
 	}, conformance.NeedsDriver)
 })
@@ -166,7 +162,10 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 })
 
 var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
-	conformance.It("M-3", rules.MUST, "each device gets one approval.resolved per approval, also when Hermes' hook follows a device's resolve", func(ctx ginkgo.SpecContext) {
+	// The spec asks that the other devices get approval.resolved, not that
+	// they get it once: sending it once is the reference server's choice
+	// (docs/protocol.md), an INFO observation (note 21).
+	conformance.It("M-3", rules.INFO, "each device gets one approval.resolved per approval, also when Hermes' hook follows a device's resolve (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
 		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ID)))
