@@ -41,9 +41,9 @@ func TestClientRoutes(t *testing.T) {
 	ctx := context.Background()
 	for _, base := range []string{url, url + "/", url + driver.Prefix} {
 		c := driver.New(base, nil)
-		s.answer = `{"ping_interval_ms":25000,"request_id_window":256}`
+		s.answer = `{"ping_interval_ms":25000,"request_id_window":256,"hermes":{"surface":"loomi","crosstalk":true}}`
 		p, err := c.Profile(ctx)
-		if err != nil || p.PingIntervalMS != 25000 || p.RequestIDWindow != 256 {
+		if err != nil || p.PingIntervalMS != 25000 || p.RequestIDWindow != 256 || p.Hermes == nil || p.Hermes.Surface != "loomi" || !p.Hermes.Crosstalk {
 			t.Fatalf("%s: profile = %+v, %v", base, p, err)
 		}
 		if s.method != "GET" || s.path != driver.Prefix+driver.RouteProfile {
@@ -79,6 +79,20 @@ func TestClientRoutes(t *testing.T) {
 			}
 			return err
 		}, "POST", driver.RoutePlay, `{"task_id":"t","run_id":"run_1"}`, `"wait":true`},
+		{func() error {
+			r, err := c.Play(ctx, driver.PlayRequest{Scenario: "reply", Faults: &driver.Faults{Interleave: true}})
+			if err == nil && (r.SessionID != "20261201_101500_ab12cd34" || r.TurnID != "turn_1") {
+				return errors.New("play response's session and turn not decoded")
+			}
+			return err
+		}, "POST", driver.RoutePlay, `{"task_id":"t","run_id":"run_turn_1","turn_id":"turn_1","session_id":"20261201_101500_ab12cd34"}`, `"interleave":true`},
+		{func() error {
+			r, err := c.Session(ctx, driver.SessionRequest{TaskID: "chat_1", SessionID: "20261201_101500_ab12cd34", Source: "telegram"})
+			if err == nil && r.SessionID != "20261201_101500_ab12cd34" {
+				return errors.New("session link not decoded")
+			}
+			return err
+		}, "POST", driver.RouteSession, `{"task_id":"chat_1","session_id":"20261201_101500_ab12cd34"}`, `"session_id":"20261201_101500_ab12cd34"`},
 		{func() error {
 			r, err := c.Scenarios(ctx)
 			if err == nil && len(r.Scenarios) != 1 {

@@ -29,10 +29,45 @@ type Profile struct {
 	ApprovalTimeoutMS int64 `json:"approval_timeout_ms"`
 	ReplayWindow      int   `json:"replay_window"`
 	RequestIDWindow   int   `json:"request_id_window"`
+	// Hermes says which Hermes behaviours the implementation's Hermes side
+	// has on; absent when it does not say.
+	Hermes *HermesProfile `json:"hermes,omitempty"`
+}
+
+// HermesProfile describes the Hermes behind the driver API: the settings
+// of real Hermes that change what an adapter receives.
+type HermesProfile struct {
+	// TelemetrySchemaVersion is the telemetry_schema_version stream hooks
+	// carry ("hermes.observer.v1").
+	TelemetrySchemaVersion string `json:"telemetry_schema_version"`
+	// Surface is the platform name this adapter's turns carry as the
+	// stream hooks' surface ("loomi").
+	Surface string `json:"surface"`
+	// StreamReasoningDeltas is plugins.stream_reasoning_deltas: reasoning
+	// deltas reach plugins only when it is on.
+	StreamReasoningDeltas bool `json:"stream_reasoning_deltas"`
+	// BusyInputMode is display.busy_input_mode: "interrupt" or "queue".
+	BusyInputMode string `json:"busy_input_mode"`
+	// Crosstalk says that turns of other platforms and of subagents play
+	// beside scenario turns (their hooks reach every plugin).
+	Crosstalk bool `json:"crosstalk"`
+	// ApprovalPromptTimeoutMS is how long the gateway waits for an
+	// approval prompt's delivery before counting it possibly delivered.
+	ApprovalPromptTimeoutMS int64 `json:"approval_prompt_timeout_ms"`
+	// MaxStreamPayloadBytes is the size over which a stream hook's payload
+	// is dropped whole; StreamQueueSize the bound of each stream hook's
+	// queue (oldest dropped).
+	MaxStreamPayloadBytes int `json:"max_stream_payload_bytes"`
+	StreamQueueSize       int `json:"stream_queue_size"`
+	// Faults are the delivery behaviours on for every playback.
+	Faults Faults `json:"faults"`
 }
 
 // HookRequest fires a plugin hook with the given keyword arguments, as
-// Hermes would. telemetry_schema_version is added when absent.
+// Hermes would. The name must be one of Hermes' hooks, and the kwargs
+// Hermes defines must have Hermes' types (a 400 names the hook and the
+// kwarg); other kwargs pass through. A stream hook gets
+// telemetry_schema_version when it is absent.
 type HookRequest struct {
 	Name   string         `json:"name"`
 	Kwargs map[string]any `json:"kwargs"`
@@ -91,15 +126,18 @@ type PlayRequest struct {
 	Faults *Faults `json:"faults,omitempty"`
 }
 
-// Faults are Hermes' own stream-hook delivery quirks, for testing an
-// adapter's robustness. Reorder delivers each model call's last
-// on_stream_delta after its on_stream_end; DropEvery drops every n-th
-// on_stream_delta (0: none); Duplicate delivers every on_stream_end and
-// post_tool_call twice.
+// Faults are Hermes' own stream-hook delivery behaviours under load, for
+// testing an adapter's robustness. Interleave delivers stream hooks through
+// one queue and worker per hook, as Hermes does (no order across hooks);
+// Reorder delivers each model call's last on_stream_delta after its
+// on_stream_end; DropEvery drops every n-th on_stream_delta (0: none).
+// Duplicate delivers every on_stream_end and post_tool_call twice, which is
+// beyond Hermes: Hermes never delivers twice.
 type Faults struct {
-	Reorder   bool `json:"reorder,omitempty"`
-	DropEvery int  `json:"drop_every,omitempty"`
-	Duplicate bool `json:"duplicate,omitempty"`
+	Reorder    bool `json:"reorder,omitempty"`
+	DropEvery  int  `json:"drop_every,omitempty"`
+	Duplicate  bool `json:"duplicate,omitempty"`
+	Interleave bool `json:"interleave,omitempty"`
 }
 
 // PlayResponse names the task the scenario plays in, and its first run when
@@ -109,6 +147,11 @@ type PlayResponse struct {
 	TaskID string `json:"task_id"`
 	RunID  string `json:"run_id,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// SessionID is the Hermes session id the turn runs in (its hooks'
+	// session_id and task_id); TurnID its turn_id. Absent when the
+	// scenario starts no turn.
+	SessionID string `json:"session_id,omitempty"`
+	TurnID    string `json:"turn_id,omitempty"`
 }
 
 // Scenario describes one playable scenario.
@@ -123,10 +166,12 @@ type ScenarioList struct {
 	Scenarios []Scenario `json:"scenarios"`
 }
 
-// Call is one recorded call the adapter made into Hermes. Name is the
-// Hermes function: resolve_gateway_approval, handle_message,
-// interrupt_session_activity or list_sessions_rich. Args holds its
-// arguments by their Hermes names; Result its return value, if any.
+// Call is one recorded call between the adapter and Hermes. Name is the
+// Hermes function: resolve_gateway_approval, handle_message and
+// list_sessions_rich (the adapter calling Hermes), and
+// interrupt_session_activity (Hermes calling the adapter when a /stop
+// arrives). Args holds its arguments by their Hermes names; Result its
+// return value, if any.
 type Call struct {
 	Seq    int64          `json:"seq"`
 	Name   string         `json:"name"`
@@ -141,17 +186,25 @@ type CallList struct {
 }
 
 // SessionRequest seeds a row in the mock session store, for task.list.
+// Without SessionID the row's id is TaskID (generated when empty). With
+// SessionID it links that Hermes session to chat TaskID: the chat's turns
+// run in it from now on, as after a /new. Source is the row's platform
+// ("loomi" by default; "telegram", "cli" … for rows of other platforms).
 type SessionRequest struct {
-	TaskID  string `json:"task_id,omitempty"` // generated when empty
-	Title   string `json:"title,omitempty"`
-	Model   string `json:"model,omitempty"`
-	Preview string `json:"preview,omitempty"`
-	Ended   bool   `json:"ended,omitempty"`
+	TaskID    string `json:"task_id,omitempty"`
+	Title     string `json:"title,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Preview   string `json:"preview,omitempty"`
+	Ended     bool   `json:"ended,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Source    string `json:"source,omitempty"`
 }
 
-// SessionResponse names the seeded session.
+// SessionResponse names the seeded session: the chat (TaskID) and the
+// Hermes session id.
 type SessionResponse struct {
-	TaskID string `json:"task_id"`
+	TaskID    string `json:"task_id"`
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // OK is the body of a request that returns nothing else.

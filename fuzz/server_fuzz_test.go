@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -75,6 +76,15 @@ func FuzzServerInbound(f *testing.F) {
 	}
 	f.Add(true, []byte(validHello+"\n"+`{"v":1,"type":"approval.resolve","payload":{"approval_id":"x","choice":"once","request_id":"r"}}`+"\n"+`{"v":1,"type":"approval.resolve","payload":{"approval_id":"x","choice":"once","request_id":"r"}}`))
 	f.Add(false, []byte("\xff\xfe\n{\n"))
+	// Regression inputs of issue 13 (amplification, UTF-8), replayed by
+	// every go test: a 400,000-character task_id made a 1.2 MB run.started
+	// for every device and an 800 KB ack; a request_id of U+2028 (six
+	// bytes escaped) made a 1 MB task.list.result; a 900 KB device_info
+	// model was stored and listed; 0xFF 0xFE in device_info paired a device.
+	f.Add(true, []byte(`{"v":1,"type":"session.send","payload":{"task_id":"`+strings.Repeat("x", 400_000)+`","text":"hello","request_id":"r1"}}`))
+	f.Add(true, []byte(`{"v":1,"type":"task.list","payload":{"request_id":"`+strings.Repeat("\u2028", 170_000)+`"}}`))
+	f.Add(false, []byte(`{"v":1,"type":"hello","payload":{"protocol_version":1,"token":"{{token}}","device_info":{"model":"`+strings.Repeat("m", 900_000)+`","os":"o","app_version":"1"}}}`))
+	f.Add(false, []byte(`{"v":1,"type":"hello","payload":{"protocol_version":1,"device_id":"{{device_id}}","credential":"{{credential}}","device_info":{"model":"`+"\xff\xfe"+`","os":"o","app_version":"1"}}}`))
 	f.Fuzz(func(t *testing.T, authed bool, data []byte) {
 		p := player(t)
 		ep := campaign.Episode{Kind: "native",

@@ -17,6 +17,7 @@ const (
 	CodeBadFrame             = "bad_frame"             // malformed JSON or envelope (non-fatal once authenticated)
 	CodeInvalidPayload       = "invalid_payload"       // a known type whose payload breaks its schema (non-fatal)
 	CodeBinaryFrame          = "binary_frame"          // T-3, note 12 (fatal, close 1003)
+	CodeInvalidUTF8          = "invalid_utf8"          // T-3: a text frame that is not UTF-8 (fatal, close 1007)
 	CodeUnknownRun           = "unknown_run"           // run.cancel/pause/resume names no known run
 	CodeUnknownApproval      = "unknown_approval"      // approval.resolve names no pending approval
 	CodeUnknownTask          = "unknown_task"          // session.send names no known task
@@ -32,6 +33,7 @@ const (
 	CloseGoingAway       = 1001 // server shutdown
 	CloseProtocolError   = 1002 // first frame not hello, unsupported version
 	CloseUnsupportedData = 1003 // binary frame (note 12)
+	CloseInvalidData     = 1007 // text frame that is not valid UTF-8 (RFC 6455 §8.1)
 	ClosePolicyViolation = 1008 // auth failure, auth timeout, revoked, heartbeat timeout
 	CloseMessageTooBig   = 1009 // frame over the read limit
 	CloseInternalError   = 1011
@@ -42,9 +44,11 @@ const (
 // else seen by a fuzz campaign is a finding.
 var LegitimateCloseCodes = []int{
 	CloseNormal, CloseGoingAway, CloseProtocolError, CloseUnsupportedData,
-	ClosePolicyViolation, CloseMessageTooBig, CloseInternalError, CloseTryAgainLater,
+	CloseInvalidData, ClosePolicyViolation, CloseMessageTooBig, CloseInternalError, CloseTryAgainLater,
 }
 
-// MaxFrameBytes is the reference server's read limit; a larger frame is
-// answered with close 1009.
+// MaxFrameBytes is the reference server's frame limit. A larger client
+// frame is answered with close 1009; the server never sends a larger frame
+// (the limits of limits.go keep every echo of a client's strings below
+// it, and the server shortens an event from Hermes that would not fit).
 const MaxFrameBytes = 1 << 20

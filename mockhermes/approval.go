@@ -2,7 +2,9 @@ package mockhermes
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,15 +15,23 @@ import (
 // Outcomes of an approval wait besides the user's own choices, as Hermes
 // names them in post_approval_response.
 const (
-	ChoiceTimeout   = "timeout"
-	ChoiceCancelled = "cancelled"
+	ChoiceTimeout      = "timeout"
+	ChoiceCancelled    = "cancelled"
+	ChoiceNotifyFailed = "notify_failed"
+	ChoiceSmartApprove = "smart_approve"
+	ChoiceSmartDeny    = "smart_deny"
+)
+
+// Causes a cancelled approval reports (post_approval_response cancelled=).
+const (
+	CancelInterrupt = "interrupt"  // /stop, a busy interrupt, /new
+	CancelTurnEnded = "turn_ended" // its turn ended while it waited
 )
 
 // ApprovalSpec is one exec approval Hermes asks for (send_exec_approval's
-// arguments).
+// arguments and the approval hooks' kwargs).
 type ApprovalSpec struct {
 	ChatID         string
-	RunID          string
 	Command        string
 	Description    string
 	PatternKey     string
@@ -29,6 +39,19 @@ type ApprovalSpec struct {
 	AllowSession   bool
 	SmartDenied    bool
 	Timeout        time.Duration // the mock's ApprovalTimeout when zero
+	// The turn the approval belongs to, as the approval hooks name it;
+	// empty for an approval outside a turn. SessionID defaults to the
+	// chat's current session.
+	TurnID, ToolCallID, SessionID string
+	// RunID is the reference server's run id (run_<turn_id>) the driver
+	// API takes; it gives TurnID when that is empty.
+	RunID string
+}
+
+// outcome is how an approval wait ended.
+type outcome struct {
+	choice string
+	cause  string // for ChoiceCancelled
 }
 
 // approval is a pending entry of tools/approval.py's gateway queue.
@@ -36,48 +59,36 @@ type approval struct {
 	id         string
 	sessionKey string
 	spec       ApprovalSpec
-	done       chan string   // receives the outcome once, buffered
+	kw         map[string]any // the approval hooks' kwargs
+	deadline   time.Time
+	done       chan outcome  // receives the outcome once, buffered
 	reported   chan struct{} // closed once post_approval_response has fired
+	followers  []*approval   // coalesced onto this one
+	follower   bool
+	settled    bool
 }
 
 // Granted reports whether Hermes lets a command run after choice: deny (or
 // nothing) blocks, anything else grants. The choice is not validated (F-8).
 func Granted(choice string) bool {
 	switch choice {
-	case "", lmp.ChoiceDeny, ChoiceTimeout, ChoiceCancelled, "smart_deny", "notify_failed":
+	case "", lmp.ChoiceDeny, ChoiceTimeout, ChoiceCancelled, ChoiceSmartDeny, ChoiceNotifyFailed:
 		return false
 	}
 	return true
 }
 
-// choicesFor narrows the prompt's actions like send_exec_approval does.
-func choicesFor(s ApprovalSpec) []server.PromptAction {
-	once := server.PromptAction{Label: "Allow once", Choice: lmp.ChoiceOnce, Style: lmp.StylePrimary}
-	sess := server.PromptAction{Label: "Allow for this session", Choice: lmp.ChoiceSession, Style: lmp.StyleSecondary}
-	always := server.PromptAction{Label: "Always allow", Choice: lmp.ChoiceAlways, Style: lmp.StyleSecondary}
-	deny := server.PromptAction{Label: "Deny", Choice: lmp.ChoiceDeny, Style: lmp.StyleDanger}
-	switch {
-	case s.SmartDenied, !s.AllowSession:
-		return []server.PromptAction{once, deny}
-	case !s.AllowPermanent:
-		return []server.PromptAction{once, sess, deny}
-	}
-	return []server.PromptAction{once, sess, always, deny}
-}
-
-func (s ApprovalSpec) hookKwargs(sessionKey string) map[string]any {
+// approvalKwargs are the kwargs both approval hooks carry.
+func (m *Mock) approvalKwargs(s ApprovalSpec, sessionKey, surface string) map[string]any {
 	pattern := s.PatternKey
 	if pattern == "" {
 		pattern = patternOf(s.Command)
-	}
-	surface := "gateway"
-	if s.SmartDenied {
-		surface = "smart"
 	}
 	return map[string]any{
 		"command": s.Command, "description": s.Description,
 		"pattern_key": pattern, "pattern_keys": []string{pattern},
 		"session_key": sessionKey, "surface": surface,
+		"turn_id": s.TurnID, "tool_call_id": s.ToolCallID, "session_id": s.SessionID,
 	}
 }
 
@@ -89,57 +100,147 @@ func patternOf(cmd string) string {
 	return "command"
 }
 
+// promptText is the plain-text approval prompt the gateway sends when the
+// adapter has no buttons, or when the button prompt failed.
+func promptText(s ApprovalSpec) string {
+	return "⚠️ Approval required: `" + s.Command + "` (" + s.Description + "). Reply /approve or /deny."
+}
+
 // StartApproval asks for an exec approval the way the gateway does: it
-// queues the entry, fires pre_approval_request and shows the prompt through
-// the adapter's _send_exec_approval_prompt. It returns once the prompt was
-// delivered; Wait then waits for the outcome.
+// queues the entry, fires pre_approval_request and asks the adapter, with
+// buttons (send_exec_approval) when supports_exec_approval_buttons() says
+// so, else as text through send(). It waits up to the prompt timeout for
+// the prompt's outcome: sent, or no answer (possibly delivered: no resend,
+// no fallback), or failed (a text fallback; if that fails too the approval
+// ends with notify_failed). An approval identical to a pending one of the
+// same session coalesces onto it: pre_approval_request coalesced=True, no
+// prompt, the leader's outcome. Wait then waits for the outcome.
 func (m *Mock) StartApproval(ctx context.Context, s ApprovalSpec) (*Approval, error) {
-	if s.Command == "" {
-		return nil, fmt.Errorf("mockhermes: approval needs a command")
+	aps, err := m.startApprovals(ctx, []ApprovalSpec{s})
+	if err != nil {
+		return nil, err
 	}
-	if s.ChatID == "" {
-		return nil, fmt.Errorf("mockhermes: approval needs a chat id")
-	}
+	return aps[0], nil
+}
+
+// startApprovals asks for approvals that tool calls running at the same
+// time request: each is queued (or coalesces onto an identical pending
+// one) and announced before any prompt goes out.
+func (m *Mock) startApprovals(ctx context.Context, specs []ApprovalSpec) ([]*Approval, error) {
 	a := m.getAdapter()
 	if a == nil {
 		return nil, ErrNotAttached
 	}
-	if s.Timeout <= 0 {
-		s.Timeout = m.opts.ApprovalTimeout
-	}
-	m.touchSession(s.ChatID, "")
-	p := &approval{id: newID("apr_"), sessionKey: SessionKey(s.ChatID), spec: s, done: make(chan string, 1), reported: make(chan struct{})}
-	deadline := time.Now().Add(s.Timeout)
-
+	ps := make([]*approval, len(specs))
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return nil, ErrClosed
 	}
-	// Queued before the prompt goes out, so that an answer racing the
-	// prompt finds it (H-5).
-	m.approvals[p.sessionKey] = append(m.approvals[p.sessionKey], p)
+	for i, s := range specs {
+		if s.Command == "" {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("mockhermes: approval needs a command")
+		}
+		if s.ChatID == "" {
+			m.mu.Unlock()
+			return nil, fmt.Errorf("mockhermes: approval needs a chat id")
+		}
+		if s.Timeout <= 0 {
+			s.Timeout = m.opts.ApprovalTimeout
+		}
+		if s.TurnID == "" {
+			s.TurnID, _ = strings.CutPrefix(s.RunID, "run_")
+		}
+		c := m.chatLocked(s.ChatID)
+		if s.SessionID == "" {
+			s.SessionID = c.sessionID
+		}
+		p := &approval{
+			id: m.newID("apr_"), sessionKey: c.key, spec: s,
+			deadline: time.Now().Add(s.Timeout),
+			done:     make(chan outcome, 1), reported: make(chan struct{}),
+		}
+		p.kw = m.approvalKwargs(s, p.sessionKey, "gateway")
+		for _, e := range m.approvals[p.sessionKey] {
+			if e.kw["pattern_key"] == p.kw["pattern_key"] && e.spec.Command == s.Command {
+				p.follower = true
+				e.followers = append(e.followers, p)
+				break
+			}
+		}
+		if !p.follower {
+			// Queued before the prompt goes out, so that an answer racing
+			// the prompt finds it (H-5).
+			m.approvals[p.sessionKey] = append(m.approvals[p.sessionKey], p)
+		}
+		ps[i] = p
+	}
 	m.mu.Unlock()
 
-	m.hook(ctx, "pre_approval_request", s.hookKwargs(p.sessionKey))
-	err := a.SendExecApprovalPrompt(ctx, server.ExecApprovalPrompt{
-		ChatID: s.ChatID, Command: s.Command, SessionKey: p.sessionKey,
-		Description: s.Description, Choices: choicesFor(s), SmartDenied: s.SmartDenied,
-		RequestID: p.id, Deadline: deadline, RunID: s.RunID,
-	})
-	if err != nil {
-		// Hermes falls back to a plain text message and keeps waiting.
-		m.log.Warn("mockhermes: approval prompt failed, sending text", "err", err)
-		a.Send(ctx, s.ChatID, "Approval required: "+s.Command+" (reply /approve or /deny)", nil)
+	out := make([]*Approval, len(ps))
+	for i, p := range ps {
+		pre := clone(p.kw)
+		if p.follower {
+			pre["coalesced"] = true
+		}
+		m.hook(ctx, "pre_approval_request", pre)
+		out[i] = &Approval{m: m, p: p}
 	}
-	return &Approval{m: m, p: p, deadline: deadline}, nil
+	for _, p := range ps {
+		if !p.follower && !m.prompt(ctx, a, p) {
+			m.settle(p, outcome{choice: ChoiceNotifyFailed})
+		}
+	}
+	return out, nil
+}
+
+// prompt asks the adapter and reports whether the prompt may have reached
+// the user.
+func (m *Mock) prompt(ctx context.Context, a server.Adapter, p *approval) bool {
+	s := p.spec
+	text := func() bool {
+		res := a.Send(ctx, s.ChatID, promptText(s), map[string]any{"is_approval_prompt": true})
+		if !res.Success {
+			m.log.Warn("mockhermes: approval text prompt failed", "err", res.Error)
+		}
+		return res.Success
+	}
+	if !a.SupportsExecApprovalButtons() {
+		return text()
+	}
+	result := make(chan error, 1)
+	if !m.goroutine(func() {
+		result <- a.SendExecApprovalPrompt(ctx, server.ExecApprovalPrompt{
+			ChatID: s.ChatID, Command: s.Command, SessionKey: p.sessionKey,
+			Description: s.Description, AllowPermanent: s.AllowPermanent, AllowSession: s.AllowSession,
+			SmartDenied: s.SmartDenied, RequestID: p.id,
+			Metadata: map[string]any{},
+		})
+	}) {
+		return false
+	}
+	wait := time.NewTimer(m.opts.PromptTimeout)
+	defer wait.Stop()
+	select {
+	case err := <-result:
+		if err == nil {
+			return true
+		}
+		m.log.Warn("mockhermes: approval prompt failed, sending text", "err", err)
+		return text()
+	case <-wait.C:
+		m.log.Info("mockhermes: approval prompt not confirmed in time, counted as possibly delivered", "request_id", p.id)
+		return true
+	case <-m.ctx.Done():
+		return false
+	}
 }
 
 // Approval is a started approval wait.
 type Approval struct {
-	m        *Mock
-	p        *approval
-	deadline time.Time
+	m *Mock
+	p *approval
 }
 
 // ID is the Hermes request_id, which the server uses as the LMP approval_id.
@@ -148,79 +249,116 @@ func (ap *Approval) ID() string { return ap.p.id }
 // SessionKey is the gateway session key the approval is queued under.
 func (ap *Approval) SessionKey() string { return ap.p.sessionKey }
 
+// Coalesced reports whether the approval is a follower of an identical
+// pending one.
+func (ap *Approval) Coalesced() bool { return ap.p.follower }
+
 // Wait waits for the outcome: the resolving choice, "timeout" when the
-// deadline passes, or "cancelled" on /stop or when ctx ends. It then fires
-// post_approval_response with it, except when the mock is closing.
+// deadline passes, "cancelled" on /stop, at the end of its turn or when ctx
+// ends, "notify_failed" when no prompt could be sent. It then fires
+// post_approval_response with it, except when the mock is closing, and
+// returns the choice.
 func (ap *Approval) Wait(ctx context.Context) string {
 	defer close(ap.p.reported)
-	timer := time.NewTimer(time.Until(ap.deadline))
+	m := ap.m
+	timer := time.NewTimer(time.Until(ap.p.deadline))
 	defer timer.Stop()
-	var choice string
+	var o outcome
 	select {
-	case choice = <-ap.p.done:
+	case o = <-ap.p.done:
+		ap.p.done <- o
 	case <-timer.C:
-		choice = ap.m.settle(ap.p, ChoiceTimeout)
+		o = m.settle(ap.p, outcome{choice: ChoiceTimeout})
 	case <-ctx.Done():
-		choice = ap.m.settle(ap.p, ChoiceCancelled)
-		if ap.m.ctx.Err() != nil {
-			return choice
-		}
-	case <-ap.m.ctx.Done():
-		ap.m.settle(ap.p, ChoiceCancelled)
-		return ChoiceCancelled
-	}
-	kw := ap.p.spec.hookKwargs(ap.p.sessionKey)
-	kw["choice"] = choice
-	// The hook outlives a cancelled turn: the gateway reports the outcome.
-	ap.m.hook(context.WithoutCancel(ctx), "post_approval_response", kw)
-	return choice
-}
-
-// settle removes p from its queue with outcome, unless someone else settled
-// it first; it returns the outcome that won.
-func (m *Mock) settle(p *approval, outcome string) string {
-	m.mu.Lock()
-	q := m.approvals[p.sessionKey]
-	for i, e := range q {
-		if e == p {
-			m.approvals[p.sessionKey] = append(q[:i:i], q[i+1:]...)
-			p.done <- outcome
+		if c := context.Cause(ctx); errors.Is(c, errInterrupted) || errors.Is(c, errNewSession) {
+			// The gateway cancels the session's approvals itself, after
+			// telling the adapter.
+			select {
+			case o = <-ap.p.done:
+				ap.p.done <- o
+			case <-m.ctx.Done():
+				return ChoiceCancelled
+			}
 			break
 		}
+		o = m.settle(ap.p, outcome{choice: ChoiceCancelled, cause: CancelInterrupt})
+	case <-m.ctx.Done():
+		m.settle(ap.p, outcome{choice: ChoiceCancelled})
+		return ChoiceCancelled
 	}
-	if len(m.approvals[p.sessionKey]) == 0 {
-		delete(m.approvals, p.sessionKey)
+	if m.ctx.Err() != nil {
+		return o.choice
 	}
-	m.mu.Unlock()
-	return <-p.done
+	kw := clone(ap.p.kw)
+	kw["choice"] = o.choice
+	if o.choice == ChoiceCancelled {
+		kw["cancelled"] = o.cause
+	}
+	// The hook outlives a cancelled turn: the gateway reports the outcome.
+	m.hook(context.WithoutCancel(ctx), "post_approval_response", kw)
+	return o.choice
 }
 
-// ResolveGatewayApproval is tools.approval.resolve_gateway_approval (H-5).
+// settle ends p with o unless it has ended already, and returns the
+// outcome that won. Followers share their leader's outcome.
+func (m *Mock) settle(p *approval, o outcome) outcome {
+	m.mu.Lock()
+	m.settleLocked(p, o)
+	m.mu.Unlock()
+	won := <-p.done
+	p.done <- won // later readers see it too
+	return won
+}
+
+func (m *Mock) settleLocked(p *approval, o outcome) {
+	if p.settled {
+		return
+	}
+	p.settled = true
+	q := m.approvals[p.sessionKey]
+	if i := slices.Index(q, p); i >= 0 {
+		q = slices.Delete(slices.Clone(q), i, i+1)
+		if len(q) == 0 {
+			delete(m.approvals, p.sessionKey)
+		} else {
+			m.approvals[p.sessionKey] = q
+		}
+	}
+	p.done <- o
+	for _, f := range p.followers {
+		m.settleLocked(f, o)
+	}
+}
+
+// ResolveGatewayApproval is tools.approval.resolve_gateway_approval (H-5):
+// expired entries are swept first; the target is the entry named by
+// requestID, else every entry with resolveAll, else the oldest (FIFO). It
+// returns how many it resolved, 0 when none. The choice is stored
+// unvalidated (F-8): deny blocks, anything else grants.
 func (m *Mock) ResolveGatewayApproval(ctx context.Context, sessionKey, choice string, resolveAll bool, reason, requestID string) (int, error) {
 	m.mu.Lock()
+	now := time.Now()
+	for _, p := range slices.Clone(m.approvals[sessionKey]) {
+		if now.After(p.deadline) {
+			m.settleLocked(p, outcome{choice: ChoiceTimeout})
+		}
+	}
 	q := m.approvals[sessionKey]
 	var picked []*approval
 	switch {
 	case requestID != "":
-		for i, e := range q {
+		for _, e := range q {
 			if e.id == requestID {
 				picked = []*approval{e}
-				q = append(q[:i:i], q[i+1:]...)
-				break
 			}
 		}
 	case resolveAll:
-		picked, q = q, nil
+		picked = slices.Clone(q)
 	case len(q) > 0:
-		picked, q = q[:1], q[1:] // FIFO: the oldest
+		picked = q[:1] // FIFO: the oldest
 	}
-	if len(q) == 0 {
-		delete(m.approvals, sessionKey)
-	} else {
-		m.approvals[sessionKey] = q
-	}
-	for _, p := range picked {
-		p.done <- choice // F-8: passed unchanged; Granted decides
+	for _, p := range slices.Clone(picked) {
+		m.settleLocked(p, outcome{choice: choice})
 	}
 	m.mu.Unlock()
 
@@ -231,17 +369,36 @@ func (m *Mock) ResolveGatewayApproval(ctx context.Context, sessionKey, choice st
 	return len(picked), nil
 }
 
-// releaseSession settles every pending approval of sessionKey as cancelled,
-// as /stop does, and returns them.
-func (m *Mock) releaseSession(sessionKey string) []*approval {
+// releaseSession settles every pending approval of sessionKey as cancelled
+// with cause, as /stop does, and returns them.
+func (m *Mock) releaseSession(sessionKey, cause string) []*approval {
 	m.mu.Lock()
-	q := m.approvals[sessionKey]
-	delete(m.approvals, sessionKey)
+	defer m.mu.Unlock()
+	return m.releaseSessionLocked(sessionKey, cause)
+}
+
+func (m *Mock) releaseSessionLocked(sessionKey, cause string) []*approval {
+	q := slices.Clone(m.approvals[sessionKey])
 	for _, p := range q {
-		p.done <- ChoiceCancelled
+		m.settleLocked(p, outcome{choice: ChoiceCancelled, cause: cause})
 	}
-	m.mu.Unlock()
 	return q
+}
+
+// cancelTurnApprovals cancels the approvals of a turn that has ended.
+func (m *Mock) cancelTurnApprovals(turnID, cause string) {
+	if turnID == "" {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, q := range m.approvals {
+		for _, p := range slices.Clone(q) {
+			if p.spec.TurnID == turnID {
+				m.settleLocked(p, outcome{choice: ChoiceCancelled, cause: cause})
+			}
+		}
+	}
 }
 
 // reportWait bounds how long /stop waits for a released approval's waiter
@@ -274,4 +431,12 @@ func (m *Mock) Pending(sessionKey string) []string {
 		ids = append(ids, p.id)
 	}
 	return ids
+}
+
+func clone(kw map[string]any) map[string]any {
+	out := make(map[string]any, len(kw)+2)
+	for k, v := range kw {
+		out[k] = v
+	}
+	return out
 }

@@ -46,7 +46,7 @@ func TestApprovalPromptAndHooks(t *testing.T) {
 	}
 	p := evs[1].Prompt
 	if p.RequestID != ap.ID() || p.SessionKey != SessionKey("chat1") || p.ChatID != "chat1" ||
-		time.Until(p.Deadline) < 50*time.Second || len(p.Choices) != 4 {
+		!p.AllowPermanent || !p.AllowSession || p.SmartDenied {
 		t.Fatalf("prompt = %+v", p)
 	}
 	if n, _ := m.ResolveGatewayApproval(context.Background(), SessionKey("chat1"), "once", false, "", ""); n != 1 {
@@ -58,27 +58,6 @@ func TestApprovalPromptAndHooks(t *testing.T) {
 	post := f.waitHook(t, "post_approval_response", 1)
 	if kw := post[len(post)-1].Kwargs; kw["choice"] != "once" || kw["command"] != "rm -rf /tmp/x" {
 		t.Fatalf("post_approval_response = %v", kw)
-	}
-}
-
-func TestApprovalChoicesNarrowed(t *testing.T) {
-	cases := []struct {
-		perm, sess, smart bool
-		want              string
-	}{
-		{true, true, false, "once/primary session/secondary always/secondary deny/danger"},
-		{false, true, false, "once/primary session/secondary deny/danger"},
-		{true, false, false, "once/primary deny/danger"},
-		{true, true, true, "once/primary deny/danger"},
-	}
-	for _, c := range cases {
-		var got []string
-		for _, a := range choicesFor(ApprovalSpec{AllowPermanent: c.perm, AllowSession: c.sess, SmartDenied: c.smart}) {
-			got = append(got, a.Choice+"/"+a.Style)
-		}
-		if strings.Join(got, " ") != c.want {
-			t.Errorf("perm=%v sess=%v smart=%v: %v, want %s", c.perm, c.sess, c.smart, got, c.want)
-		}
 	}
 }
 
@@ -164,7 +143,7 @@ func TestApprovalTimeout(t *testing.T) {
 			}
 		}
 	}
-	if post["choice"] != "timeout" || tool["status"] != "blocked" || tool["tool_name"] != "terminal" {
+	if post["choice"] != "timeout" || tool["status"] != "error" || tool["tool_name"] != "terminal" {
 		t.Fatalf("post = %v, tool = %v", post, tool)
 	}
 	if !strings.Contains(text.String(), "Nobody answered") {
@@ -179,7 +158,7 @@ func TestApprovalScenarioBranches(t *testing.T) {
 	for _, c := range []struct{ choice, want, status string }{
 		{"once", "Done: ./build is removed.", "ok"},
 		{"always", "Done: ./build is removed.", "ok"},
-		{"deny", "Understood, I left ./build alone.", "blocked"},
+		{"deny", "Understood, I left ./build alone.", "error"}, // a denied command is a tool error
 	} {
 		t.Run(c.choice, func(t *testing.T) {
 			m, f := newTestMock(t, Options{})
@@ -212,7 +191,7 @@ func TestInterruptCancelsApproval(t *testing.T) {
 	f.waitFor(t, "prompt", func(evs []event) bool { return count(evs, "prompt") == 1 })
 	// A second, driver-style approval in the same chat is released too.
 	_, out := startApproval(t, m, pb.TaskID, "shutdown now", time.Minute)
-	if err := m.InterruptSession(context.Background(), SessionKey(pb.TaskID), pb.TaskID); err != nil {
+	if err := m.Stop(pb.TaskID); err != nil {
 		t.Fatal(err)
 	}
 	if c := recv(t, out); c != ChoiceCancelled {
@@ -229,21 +208,26 @@ func TestInterruptCancelsApproval(t *testing.T) {
 	if len(choices) != 2 || choices[0] != "cancelled" || choices[1] != "cancelled" {
 		t.Fatalf("post_approval_response choices = %v", choices)
 	}
-	if evs[len(evs)-1].Name != "agent_loop_stopped" {
-		t.Fatalf("order: %s", names(evs))
+	// Hermes tells the adapter, the approvals and the turn end, then
+	// agent_loop_stopped fires.
+	if got := compact(hooksOf(evs)); !strings.HasSuffix(got, "post_approval_response×2 post_tool_call on_session_end agent_loop_stopped") {
+		t.Fatalf("order: %s", got)
 	}
 	calls := m.Calls()
 	if len(calls) != 1 || calls[0].Name != "interrupt_session_activity" || calls[0].Args["chat_id"] != pb.TaskID ||
 		calls[0].Args["session_key"] != SessionKey(pb.TaskID) {
 		t.Fatalf("calls = %+v", calls)
 	}
-	// /stop with nothing running records, and fires nothing.
-	n := len(f.snapshot())
-	if err := m.InterruptSession(context.Background(), SessionKey(pb.TaskID), pb.TaskID); err != nil {
+	// /stop with nothing running only answers: no interrupt, no hook.
+	hooks := count(f.snapshot(), "agent_loop_stopped")
+	if err := m.Stop(pb.TaskID); err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Calls()) != 2 || len(f.snapshot()) != n {
-		t.Fatal("idle interrupt misbehaved")
+	f.waitFor(t, "the answer to an idle /stop", func(evs []event) bool {
+		return evs[len(evs)-1].Kind == "send" && strings.Contains(evs[len(evs)-1].Text, "No active task")
+	})
+	if len(m.Calls()) != 1 || count(f.snapshot(), "agent_loop_stopped") != hooks {
+		t.Fatal("idle /stop interrupted something")
 	}
 }
 
@@ -276,4 +260,15 @@ func TestCloseEndsWaits(t *testing.T) {
 	if _, err := m.Play(context.Background(), "reply", nil, ""); !errors.Is(err, ErrClosed) {
 		t.Fatalf("play after Close: %v", err)
 	}
+}
+
+// hooksOf keeps the hooks and prompts.
+func hooksOf(evs []event) []event {
+	var out []event
+	for _, e := range evs {
+		if e.Kind == "hook" || e.Kind == "prompt" {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -1,15 +1,28 @@
-// Package mockhermes is a scripted mock of the Hermes gateway. It
-// implements server.Hermes, calls a server.Adapter with the real hook names
-// and keyword arguments, records every call the adapter makes into it, and
-// plays scenarios written in a small YAML format (schema/mockscript.schema.json).
+// Package mockhermes is a scripted mock of the Hermes gateway, as real
+// Hermes behaves (../shared/hermes.md). It implements server.Hermes, calls a
+// server.Adapter with Hermes' hook names and keyword arguments (Hooks),
+// records the calls between the two, and plays scenarios written in a
+// small YAML format (schema/mockscript.schema.json).
 //
-// The behaviour it imitates is that of Hermes' gateway: per-model-call
-// stream hooks within one turn, tool hooks carrying tool_call_id and
-// duration_ms, the approval queue of tools/approval.py (a count returned,
-// request_id targeting, FIFO otherwise, deny blocks and anything else
-// grants, a timeout after the wait), handle_message queueing on a busy
-// session, /stop releasing a waiting approval as cancelled, and a read-only
-// session store whose rows are live while ended_at is null.
+// A script says what the model does: the text of each response, the tools
+// it asks for, the dangerous commands, the errors. One agent loop (agent.go)
+// turns it into what Hermes' run_conversation fires: pre_llm_call once per
+// turn; per model call on_stream_start, the visible deltas and
+// on_stream_end(finished=true) after every successful call, tool calls or
+// not; a failed call ends finished=false and may be retried under the same
+// turn_id; tool hooks with tool_call_id and duration_ms; the final reply
+// through send() with notify metadata; on_session_end after every turn.
+//
+// Around the loop the gateway keeps Hermes' three identities apart (chat
+// id, session key, session-store id, which /new rolls over), refuses
+// senders its allow-list does not name, lets a message to a busy chat
+// interrupt its turn, takes /stop as a message and then calls the
+// adapter's interrupt_session_activity, asks for approvals through the
+// supports_exec_approval_buttons() gate with the 15 s prompt outcomes, smart
+// and coalesced approvals and the resolve_gateway_approval queue, and
+// serves a read-only session store of every platform. Stream hooks go
+// through Hermes' dispatch: payloads over about 16 KiB are dropped whole,
+// and on request (Faults) one queue and worker per hook.
 //
 // A phone reaches every scenario in band: a user message "/mock <scenario>
 // [args]" plays it, "/mock help" lists them, and any other text plays reply.

@@ -32,6 +32,9 @@ var driverSchemas = map[string]string{
 // as the server's timing profile. It does not check the caller's address:
 // the server mounts it behind its loopback-only guard.
 func (m *Mock) DriverHandler(p driver.Profile) http.Handler {
+	if p.Hermes == nil {
+		p.Hermes = m.Profile()
+	}
 	d := &driverAPI{m: m, profile: p}
 	mux := http.NewServeMux()
 	route := func(r, method string, h func(http.ResponseWriter, *http.Request)) {
@@ -131,6 +134,10 @@ func (d *driverAPI) hook(w http.ResponseWriter, r *http.Request) {
 	if req.Kwargs == nil {
 		req.Kwargs = map[string]any{}
 	}
+	if err := CheckHook(req.Name, req.Kwargs); err != nil {
+		writeErr(w, http.StatusBadRequest, "/hook: "+err.Error())
+		return
+	}
 	d.m.hook(r.Context(), req.Name, req.Kwargs)
 	writeJSON(w, http.StatusOK, driver.OK{OK: true})
 }
@@ -160,7 +167,7 @@ func (d *driverAPI) approval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.TaskID == "" {
-		req.TaskID = newID("task_")
+		req.TaskID = d.m.newID("chat_")
 	}
 	spec := ApprovalSpec{
 		ChatID: req.TaskID, RunID: req.RunID, Command: req.Command, Description: req.Description,
@@ -201,14 +208,17 @@ func (d *driverAPI) play(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, http.StatusBadRequest, "/play: faults.drop_every must not be negative")
 			return
 		}
-		o.Faults = Faults{Reorder: req.Faults.Reorder, DropEvery: req.Faults.DropEvery, Duplicate: req.Faults.Duplicate}
+		o.Faults = Faults{Reorder: req.Faults.Reorder, DropEvery: req.Faults.DropEvery, Duplicate: req.Faults.Duplicate, Interleave: req.Faults.Interleave}
 	}
 	pb, err := d.m.PlayWith(r.Context(), req.Scenario, req.Args, req.TaskID, o)
 	if err != nil {
 		writeErr(w, statusOf(err), "/play: "+err.Error())
 		return
 	}
-	resp := driver.PlayResponse{TaskID: pb.TaskID, RunID: pb.RunID()}
+	resp := driver.PlayResponse{TaskID: pb.TaskID, RunID: pb.RunID(), TurnID: pb.TurnID}
+	if pb.TurnID != "" {
+		resp.SessionID = d.m.SessionOf(pb.TaskID)
+	}
 	if req.Wait {
 		if err := pb.Wait(r.Context()); err != nil {
 			resp.Error = err.Error()
@@ -243,8 +253,33 @@ func (d *driverAPI) session(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, driver.RouteSession, &req) {
 		return
 	}
-	id := d.m.SeedSession(req.TaskID, req.Title, req.Model, req.Preview, req.Ended)
-	writeJSON(w, http.StatusOK, driver.SessionResponse{TaskID: id})
+	seed := SessionSeed{ID: req.TaskID, Source: req.Source, Title: req.Title, Model: req.Model, Preview: req.Preview, Ended: req.Ended}
+	if req.SessionID != "" {
+		// Link the session to chat task_id.
+		if req.TaskID == "" {
+			req.TaskID = d.m.newID("chat_")
+		}
+		seed.ChatID, seed.ID = req.TaskID, req.SessionID
+	}
+	id := d.m.SeedSession(seed)
+	resp := driver.SessionResponse{TaskID: id}
+	if req.SessionID != "" {
+		resp.TaskID, resp.SessionID = req.TaskID, id
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 var _ server.Hermes = (*Mock)(nil)
+
+// Profile says which Hermes behaviours the mock has on (GET /profile's
+// hermes).
+func (m *Mock) Profile() *driver.HermesProfile {
+	f := m.opts.Faults
+	return &driver.HermesProfile{
+		TelemetrySchemaVersion: TelemetrySchemaVersion, Surface: Platform,
+		StreamReasoningDeltas: m.opts.StreamReasoningDeltas, BusyInputMode: m.opts.BusyInputMode,
+		Crosstalk: m.opts.Crosstalk, ApprovalPromptTimeoutMS: m.opts.PromptTimeout.Milliseconds(),
+		MaxStreamPayloadBytes: MaxStreamPayload, StreamQueueSize: StreamQueueSize,
+		Faults: driver.Faults{Reorder: f.Reorder, DropEvery: f.DropEvery, Duplicate: f.Duplicate, Interleave: f.Interleave},
+	}
+}

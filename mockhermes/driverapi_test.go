@@ -88,7 +88,7 @@ func TestDriverAPI(t *testing.T) {
 	}
 	evs := f.snapshot()
 	if len(evs) != 1 || evs[0].Name != "on_stream_start" || evs[0].Kwargs["turn_id"] != "t1" ||
-		evs[0].Kwargs["iteration"] != 1.0 || evs[0].Kwargs["telemetry_schema_version"] != 1.0 {
+		evs[0].Kwargs["iteration"] != 1.0 || evs[0].Kwargs["telemetry_schema_version"] != TelemetrySchemaVersion {
 		t.Fatalf("hook = %+v", evs)
 	}
 
@@ -105,7 +105,7 @@ func TestDriverAPI(t *testing.T) {
 		t.Fatalf("approval = %+v, %v", ar, err)
 	}
 	pr := f.snapshot()[3].Prompt
-	if pr.RequestID != ar.ApprovalID || len(pr.Choices) != 3 || time.Until(pr.Deadline) < 50*time.Second {
+	if pr.RequestID != ar.ApprovalID || pr.AllowPermanent || !pr.AllowSession {
 		t.Fatalf("prompt = %+v", pr)
 	}
 	if n, _ := m.ResolveGatewayApproval(ctx, ar.SessionKey, "deny", false, "", ar.ApprovalID); n != 1 {
@@ -125,8 +125,13 @@ func TestDriverAPI(t *testing.T) {
 		t.Fatalf("play = %+v, %v", play, err)
 	}
 	evs = f.waitHook(t, "on_stream_end", 2) // duplicated
-	if evs[len(evs)-1].Kwargs["turn_id"] != strings.TrimPrefix(play.RunID, "run_") {
-		t.Fatal("run_id does not name the turn")
+	for _, e := range evs {
+		if e.Name == "on_stream_end" && e.Kwargs["turn_id"] != strings.TrimPrefix(play.RunID, "run_") {
+			t.Fatal("run_id does not name the turn")
+		}
+	}
+	if play.TurnID != strings.TrimPrefix(play.RunID, "run_") || play.SessionID != m.SessionOf("chosen") || play.SessionID == "chosen" {
+		t.Fatalf("play names turn %q and session %q", play.TurnID, play.SessionID)
 	}
 
 	list, err := c.Scenarios(ctx)
@@ -234,5 +239,67 @@ func TestDriverWithoutAdapter(t *testing.T) {
 	var ae *driver.APIError
 	if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable {
 		t.Fatalf("play without adapter: %v", err)
+	}
+}
+
+// TestDriverHermesAdditions: POST hook checks names and kwarg types against
+// Hermes' hooks, POST session links a session to a chat, GET profile says
+// which Hermes behaviours are on.
+func TestDriverHermesAdditions(t *testing.T) {
+	_, f, c, _, _ := newDriver(t, Options{StreamReasoningDeltas: true, Crosstalk: true})
+	ctx := context.Background()
+	for _, tc := range []struct {
+		req  driver.HookRequest
+		want string
+	}{
+		{driver.HookRequest{Name: "on_strem_start"}, `unknown hook "on_strem_start"`},
+		{driver.HookRequest{Name: "on_stream_end", Kwargs: map[string]any{"finished": "yes"}}, "hook on_stream_end: kwarg finished must be boolean, got the string"},
+		{driver.HookRequest{Name: "post_tool_call", Kwargs: map[string]any{"duration_ms": 1.5}}, "kwarg duration_ms must be integer"},
+		{driver.HookRequest{Name: "on_session_end", Kwargs: map[string]any{"completed": true, "interrupted": nil}}, "kwarg interrupted must be boolean, got null"},
+	} {
+		err := c.Hook(ctx, tc.req)
+		var ae *driver.APIError
+		if !errors.As(err, &ae) || ae.Status != 400 || !strings.Contains(ae.Message, tc.want) {
+			t.Errorf("hook %+v: %v, want a 400 saying %q", tc.req, err, tc.want)
+		}
+	}
+	if len(f.snapshot()) != 0 {
+		t.Fatal("a refused hook reached the adapter")
+	}
+	// Kwargs Hermes does not define pass, like a plugin's **kwargs; hooks
+	// Hermes has but the mock never fires pass too; only stream hooks get
+	// telemetry_schema_version.
+	for _, name := range []string{"on_session_end", "subagent_stop"} {
+		if err := c.Hook(ctx, driver.HookRequest{Name: name, Kwargs: map[string]any{"completed": true, "extra": 1}}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if evs := f.snapshot(); len(evs) != 2 || evs[0].Kwargs["extra"] != 1.0 || evs[0].Kwargs["telemetry_schema_version"] != nil {
+		t.Fatalf("hooks = %+v", evs)
+	}
+
+	link, err := c.Session(ctx, driver.SessionRequest{TaskID: "chat-9", SessionID: "20261201_090000_00c0ffee", Title: "Linked"})
+	if err != nil || link.TaskID != "chat-9" || link.SessionID != "20261201_090000_00c0ffee" {
+		t.Fatalf("link = %+v, %v", link, err)
+	}
+	play, err := c.Play(ctx, driver.PlayRequest{Scenario: "reply", TaskID: "chat-9", Wait: true})
+	if err != nil || play.SessionID != link.SessionID {
+		t.Fatalf("play in a linked chat = %+v, %v", play, err)
+	}
+	linked := false
+	for _, e := range f.snapshot() {
+		linked = linked || (e.Name == "on_stream_end" && e.Kwargs["session_id"] == link.SessionID)
+	}
+	if !linked {
+		t.Fatal("the linked chat's turn does not run in the linked session")
+	}
+	p, err := c.Profile(ctx)
+	if err != nil || p.Hermes == nil {
+		t.Fatalf("profile = %+v, %v", p, err)
+	}
+	h := *p.Hermes
+	if h.TelemetrySchemaVersion != "hermes.observer.v1" || h.Surface != "loomi" || !h.StreamReasoningDeltas || !h.Crosstalk ||
+		h.BusyInputMode != BusyInterrupt || h.ApprovalPromptTimeoutMS != 15000 || h.MaxStreamPayloadBytes != 16384 || h.StreamQueueSize != 1024 {
+		t.Fatalf("hermes profile = %+v", h)
 	}
 }

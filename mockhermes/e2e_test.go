@@ -2,6 +2,7 @@ package mockhermes_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -26,7 +27,11 @@ func startStack(t *testing.T) *stack {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Name: "e2e"})
+	// As lmp-server runs it for app developers: reasoning deltas on, and
+	// turns of other platforms and subagents beside every scenario, which
+	// no phone may see.
+	inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Name: "e2e",
+		HermesReasoningDeltas: true, HermesCrosstalk: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,9 +204,16 @@ func TestE2EScenariosOverTheWire(t *testing.T) {
 		task := send(t, c, "", "/mock tools")
 		fs := runFrames(t, c, task)
 		expectRunShape(t, fs)
+		// Three model calls: the first two ask for tools (their text comes
+		// as interim messages), the third streams the answer.
 		starts, ends := ofType(fs, lmp.TypeRunToolStarted), ofType(fs, lmp.TypeRunToolFinished)
-		if len(starts) != 4 || len(ends) != 4 {
+		if len(starts) != 5 || len(ends) != 5 || len(ofType(fs, lmp.TypeRunInterim)) != 2 {
 			t.Fatalf("tools: %s", types(fs))
+		}
+		for _, f := range ofType(fs, lmp.TypeRunDelta) {
+			if d := decode[lmp.RunDelta](t, f); d.Iteration != 3 {
+				t.Fatalf("a delta of iteration %d: the text of a call with tools is not streamed", d.Iteration)
+			}
 		}
 		byCall := map[string]lmp.RunToolStarted{}
 		for _, f := range starts {
@@ -224,11 +236,18 @@ func TestE2EScenariosOverTheWire(t *testing.T) {
 			}
 		}
 		// The parallel pair finishes in reverse.
-		if decode[lmp.RunToolFinished](t, ends[0]).CallID != b.CallID || oks != 3 {
+		var order []string
+		for _, f := range ends {
+			if id := decode[lmp.RunToolFinished](t, f).CallID; id == a.CallID || id == b.CallID {
+				order = append(order, id)
+			}
+		}
+		if len(order) != 2 || order[0] != b.CallID || oks != 4 {
 			t.Fatalf("tool finishes: %s", types(fs))
 		}
-		if decode[lmp.RunCompleted](t, fs[len(fs)-1]).Status != lmp.RunStatusCompleted {
-			t.Fatal("tools run not completed")
+		done := decode[lmp.RunCompleted](t, fs[len(fs)-1])
+		if done.Status != lmp.RunStatusCompleted || !strings.Contains(done.Text, "cmd/app/main.go") {
+			t.Fatalf("tools run ended %+v", done)
 		}
 	})
 
@@ -248,16 +267,37 @@ func TestE2EScenariosOverTheWire(t *testing.T) {
 		fs := runFrames(t, c, task)
 		expectRunShape(t, fs)
 		in := ofType(fs, lmp.TypeRunInterim)
-		if len(in) != 2 || !decode[lmp.RunInterim](t, in[0]).AlreadyStreamed || decode[lmp.RunInterim](t, in[1]).AlreadyStreamed {
+		if len(in) != 2 || decode[lmp.RunInterim](t, in[0]).Text != "Checking disk usage first." || decode[lmp.RunInterim](t, in[1]).AlreadyStreamed {
 			t.Fatalf("interim: %s", types(fs))
+		}
+	})
+
+	t.Run("retry", func(t *testing.T) {
+		task := send(t, c, "", "/mock retry")
+		fs := runFrames(t, c, task)
+		expectRunShape(t, fs)
+		done := fs[len(fs)-1]
+		if done.Type != lmp.TypeRunCompleted || !strings.Contains(decode[lmp.RunCompleted](t, done).Text, "retried call got through") {
+			t.Fatalf("retry: %s / %s", types(fs), done.Payload)
+		}
+	})
+
+	t.Run("oversize", func(t *testing.T) {
+		// Hermes drops the whole on_stream_end; the run still ends, with
+		// the final reply's text.
+		task := send(t, c, "", "/mock oversize")
+		fs := runFrames(t, c, task)
+		expectRunShape(t, fs)
+		if done := fs[len(fs)-1]; done.Type != lmp.TypeRunCompleted || len(decode[lmp.RunCompleted](t, done).Text) <= 16*1024 {
+			t.Fatalf("oversize: %s", types(fs))
 		}
 	})
 
 	t.Run("notify", func(t *testing.T) {
 		task := send(t, c, "", "/mock notify")
+		// Hermes passes only the text: the adapter derives the rest.
 		ns := notifications(t, c, task, 2)
-		if ns[0].Category != lmp.CategoryResult || ns[0].Source != "cron" ||
-			ns[1].Category != lmp.CategoryDiagnostic || !ns[1].RequiresAttention {
+		if !strings.HasPrefix(ns[0].Text, "Cron job daily-digest") || !strings.HasPrefix(ns[1].Text, "The model provider") {
 			t.Fatalf("notify: %+v", ns)
 		}
 	})
@@ -282,6 +322,38 @@ func TestE2EScenariosOverTheWire(t *testing.T) {
 		for _, sc := range list.Scenarios {
 			if !strings.Contains(ns[0].Text, "- "+sc.Usage+": "+sc.Description) {
 				t.Fatalf("help lacks %s: %q", sc.Name, ns[0].Text)
+			}
+		}
+	})
+
+	t.Run("crosstalk never reaches the phone", func(t *testing.T) {
+		// Every frame this phone received (the transcript keeps the last
+		// few thousand) names a task one of its own messages started.
+		known := map[string]bool{}
+		for _, e := range c.Transcript().Entries() {
+			var env struct {
+				TaskID *string `json:"task_id"`
+			}
+			if e.Dir == client.DirReceived && json.Unmarshal(e.Data, &env) == nil && lmp.Deref(env.TaskID) != "" {
+				known[*env.TaskID] = true
+			}
+		}
+		if len(known) < 5 {
+			t.Fatalf("the transcript names %d tasks; the scenarios above started more", len(known))
+		}
+		rows, err := st.drv.Calls(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		chats := map[string]bool{}
+		for _, call := range rows.Calls {
+			if call.Name == "handle_message" {
+				chats[call.Args["event"].(map[string]any)["source"].(map[string]any)["chat_id"].(string)] = true
+			}
+		}
+		for id := range known {
+			if !chats[id] {
+				t.Errorf("a frame of task %s, which no message of this phone started", id)
 			}
 		}
 	})
@@ -419,9 +491,13 @@ func TestE2EDriverPlaysIntoServer(t *testing.T) {
 	c := st.phone(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	pr, err := st.drv.Play(ctx, driver.PlayRequest{Scenario: "reply", Wait: true})
-	if err != nil {
-		t.Fatal(err)
+	// A played turn has no handle_message before it: the adapter shows it
+	// in a chat whose Hermes session it knows, here from a first message.
+	task := send(t, c, "", "hello")
+	runFrames(t, c, task)
+	pr, err := st.drv.Play(ctx, driver.PlayRequest{Scenario: "reply", TaskID: task, Wait: true})
+	if err != nil || pr.SessionID == "" || pr.SessionID == task {
+		t.Fatalf("play = %+v, %v", pr, err)
 	}
 	fs := runFrames(t, c, pr.TaskID)
 	if run := expectRunShape(t, fs); run != pr.RunID {

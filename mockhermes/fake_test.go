@@ -3,6 +3,7 @@ package mockhermes
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,8 +28,8 @@ func (e event) String() string {
 	switch e.Kind {
 	case "hook":
 		return e.Name
-	case "prompt":
-		return "prompt"
+	case "prompt", "interrupt":
+		return e.Kind
 	}
 	return "send"
 }
@@ -38,6 +39,14 @@ type fakeAdapter struct {
 	mu        sync.Mutex
 	events    []event
 	promptErr error
+	// noButtons makes supports_exec_approval_buttons() false; sendFails
+	// makes every send() fail; promptBlock, when set, holds every prompt
+	// until it is closed; hookGate, when set, is called before a hook is
+	// recorded.
+	noButtons   bool
+	sendFails   bool
+	promptBlock chan struct{}
+	hookGate    func(name string, kw map[string]any)
 }
 
 func (f *fakeAdapter) add(e event) {
@@ -47,17 +56,32 @@ func (f *fakeAdapter) add(e event) {
 }
 
 func (f *fakeAdapter) Hook(_ context.Context, name string, kwargs map[string]any) {
+	if f.hookGate != nil {
+		f.hookGate(name, kwargs)
+	}
 	f.add(event{Kind: "hook", Name: name, Kwargs: kwargs})
 }
 
 func (f *fakeAdapter) SendExecApprovalPrompt(_ context.Context, p server.ExecApprovalPrompt) error {
 	f.add(event{Kind: "prompt", Prompt: p, ChatID: p.ChatID})
+	if f.promptBlock != nil {
+		<-f.promptBlock
+	}
 	return f.promptErr
 }
 
 func (f *fakeAdapter) Send(_ context.Context, chatID, content string, md map[string]any) server.SendResult {
 	f.add(event{Kind: "send", ChatID: chatID, Text: content, Meta: md})
+	if f.sendFails {
+		return server.SendResult{Error: "offline", Retryable: true}
+	}
 	return server.SendResult{Success: true, MessageID: fmt.Sprintf("m%d", len(f.snapshot()))}
+}
+
+func (f *fakeAdapter) SupportsExecApprovalButtons() bool { return !f.noButtons }
+
+func (f *fakeAdapter) InterruptSessionActivity(_ context.Context, sessionKey, chatID string) {
+	f.add(event{Kind: "interrupt", ChatID: chatID, Text: sessionKey})
 }
 
 func (f *fakeAdapter) snapshot() []event {
@@ -127,8 +151,16 @@ func compact(evs []event) string {
 	return strings.Join(out, " ")
 }
 
+// sessionIDPattern is the shape of a session-store id.
+var sessionIDPattern = regexp.MustCompile(`^\d{8}_\d{6}_[0-9a-f]{8}$`)
+
+// newTestMock returns a mock whose allow-list lets everyone in, unless
+// opts has its own, attached to a fake adapter.
 func newTestMock(t *testing.T, opts Options) (*Mock, *fakeAdapter) {
 	t.Helper()
+	if opts.AllowUser == nil {
+		opts.AllowAllUsers = true
+	}
 	m := New(opts)
 	f := &fakeAdapter{}
 	m.Attach(f)

@@ -13,54 +13,169 @@ import (
 // MockCommand is the prefix of an in-band scenario request from the phone.
 const MockCommand = "/mock"
 
-// DefaultScenario plays for any message that is not a /mock command.
+// DefaultScenario plays for any message that is not a command.
 const DefaultScenario = "reply"
 
-// HandleMessage is BasePlatformAdapter.handle_message (F-5). "/mock
-// <scenario> [args]" plays that scenario in the message's chat, "/mock help"
-// answers with the scenario list, and any other text plays reply. A busy
-// chat queues the message.
+// Gateway commands the mock understands, as Hermes' gateway does.
+const (
+	StopCommand    = server.StopCommand
+	NewCommand     = "/new"
+	ApproveCommand = "/approve"
+	DenyCommand    = "/deny"
+)
+
+// HandleMessage is BasePlatformAdapter.handle_message (F-5). A sender the
+// platform does not allow is refused. "/stop" stops the chat's running turn
+// (the gateway then calls the adapter's interrupt_session_activity, cancels
+// a waiting approval and fires agent_loop_stopped), "/new" starts a new
+// session, "/approve" and "/deny" answer the oldest pending approval.
+// "/mock <scenario> [args]" plays that scenario, "/mock help" lists them,
+// any other text plays reply. A message to a busy chat interrupts its
+// running turn and runs next (display.busy_input_mode interrupt, Hermes'
+// default), or waits behind it in queue mode.
 func (m *Mock) HandleMessage(ctx context.Context, ev server.MessageEvent) error {
 	m.rec.add("handle_message", map[string]any{"event": eventArgs(ev)}, nil)
 	chatID := ev.Source.ChatID
 	if chatID == "" {
 		return errors.New("mockhermes: handle_message: event has no source chat_id")
 	}
-	m.touchSession(chatID, ev.Text)
+	if !m.allowed(ev.Source) {
+		m.log.Warn("mockhermes: message from an unauthorized user refused", "platform", ev.Source.Platform, "user_id", ev.Source.UserID)
+		m.reply(chatID, "I don't recognise you: this Hermes does not allow your user on "+ev.Source.Platform+".")
+		return nil
+	}
+	text := strings.TrimSpace(ev.Text)
+	f := strings.Fields(text)
+	cmd := ""
+	if len(f) > 0 {
+		cmd = f[0]
+	}
+	switch cmd {
+	case StopCommand:
+		return m.stop(chatID, CancelInterrupt, "stop_command")
+	case NewCommand:
+		return m.newSession(chatID)
+	case ApproveCommand, DenyCommand:
+		choice := lmp.ChoiceDeny
+		if cmd == ApproveCommand {
+			choice = lmp.ChoiceOnce
+			if len(f) > 1 && (f[1] == lmp.ChoiceSession || f[1] == lmp.ChoiceAlways) {
+				choice = f[1]
+			}
+		}
+		n, _ := m.ResolveGatewayApproval(ctx, SessionKey(chatID), choice, false, "", "")
+		if n == 0 {
+			m.reply(chatID, "No pending approval.")
+		}
+		return nil
+	}
+	m.mu.Lock()
+	m.userMessageLocked(m.chatLocked(chatID), ev.Text)
+	m.mu.Unlock()
 
 	name, args := DefaultScenario, []string(nil)
-	if f := strings.Fields(ev.Text); len(f) > 0 && f[0] == MockCommand {
+	if cmd == MockCommand {
 		if len(f) == 1 || f[1] == "help" {
-			m.reply(chatID, "mock help", m.helpText())
+			m.reply(chatID, m.helpText())
 			return nil
 		}
 		name, args = f[1], f[2:]
 	}
-	_, err := m.PlayWith(ctx, name, args, chatID, PlayOptions{Text: ev.Text})
-	switch {
-	case errors.Is(err, ErrClosed):
-		return err
-	case err != nil:
+	pb, err := m.prepare(name, args, chatID, PlayOptions{Text: ev.Text, SenderID: ev.Source.UserID})
+	if err != nil {
 		// A bad command is the user's mistake, answered in the chat like
 		// Hermes answers an unknown slash command.
-		m.reply(chatID, "mock error", err.Error()+"\n\n"+m.helpText())
+		m.reply(chatID, err.Error()+"\n\n"+m.helpText())
+		return nil
+	}
+	if err := m.enqueue(pb, m.opts.BusyInputMode != BusyQueue); err != nil {
+		pb.finish(err)
+		return err
 	}
 	return nil
 }
 
-// reply sends text into the chat through the adapter's send(), off the
-// caller's goroutine: the server may call Hermes while holding its locks.
-func (m *Mock) reply(chatID, title, text string) {
-	m.goroutine(func() {
-		a := m.getAdapter()
-		if a == nil {
+func (m *Mock) allowed(src server.SessionSource) bool {
+	if m.opts.AllowAllUsers {
+		return true
+	}
+	return m.opts.AllowUser != nil && m.opts.AllowUser(src)
+}
+
+// stop is the gateway's _interrupt_and_clear_session: it interrupts the
+// chat's running turn, calls the adapter's interrupt_session_activity,
+// cancels the session's waiting approvals and, once the turn has wound
+// down, fires agent_loop_stopped. With nothing running it only answers.
+func (m *Mock) stop(chatID, cause, invalidation string) error {
+	key := SessionKey(chatID)
+	cur := m.current(chatID)
+	if cur != nil && cur.turn == nil {
+		cur = nil // notifications only: nothing to interrupt
+	}
+	if cur == nil {
+		if invalidation == "stop_command" {
+			m.reply(chatID, "No active task to stop.")
+		}
+		return nil
+	}
+	reason := errInterrupted
+	if invalidation == "new_command" {
+		reason = errNewSession
+	}
+	cur.cancel(reason)
+	ok := m.goroutine(func() {
+		m.rec.add("interrupt_session_activity", map[string]any{"session_key": key, "chat_id": chatID}, nil)
+		if a := m.getAdapter(); a != nil {
+			a.InterruptSessionActivity(m.ctx, key, chatID)
+		}
+		released := m.releaseSession(key, cause)
+		cur.ack()
+		<-cur.done
+		m.awaitReported(released)
+		if m.ctx.Err() != nil {
 			return
 		}
-		a.Send(m.ctx, chatID, text, map[string]any{
-			"category": lmp.CategoryResult, "title": title, "source": "mockhermes",
-			"requires_attention": false,
+		m.hook(m.ctx, "agent_loop_stopped", map[string]any{
+			"session_key": key, "platform": Platform,
+			"reason": "user_stop", "invalidation_reason": invalidation,
 		})
+		if invalidation == "stop_command" {
+			m.replyNow(chatID, "⚡ Stopped.")
+		}
 	})
+	if !ok {
+		return ErrClosed
+	}
+	return nil
+}
+
+// newSession is /new: it stops a running turn, ends the chat's session and
+// starts a new one; later turns carry the new session id.
+func (m *Mock) newSession(chatID string) error {
+	if err := m.stop(chatID, CancelInterrupt, "new_command"); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.rolloverLocked(m.chatLocked(chatID))
+	m.mu.Unlock()
+	m.reply(chatID, "✨ New session started.")
+	return nil
+}
+
+// reply sends a gateway answer (a command's response) into the chat through
+// the adapter's send(), off the caller's goroutine: the server may call
+// Hermes while holding its locks. It is not a turn's final reply, so it
+// carries no notify metadata.
+func (m *Mock) reply(chatID, text string) {
+	m.goroutine(func() { m.replyNow(chatID, text) })
+}
+
+// replyNow is reply on the calling goroutine, which must not be the
+// adapter's.
+func (m *Mock) replyNow(chatID, text string) {
+	if a := m.getAdapter(); a != nil {
+		a.Send(m.ctx, chatID, text, map[string]any{})
+	}
 }
 
 func (m *Mock) helpText() string {
@@ -93,40 +208,6 @@ func eventArgs(ev server.MessageEvent) map[string]any {
 	}
 }
 
-// InterruptSession is the gateway's /stop path (F-6): it stops the chat's
-// running turn, releases its waiting approvals as cancelled and fires
-// agent_loop_stopped once the turn has stopped.
-func (m *Mock) InterruptSession(ctx context.Context, sessionKey, chatID string) error {
-	m.rec.add("interrupt_session_activity", map[string]any{"session_key": sessionKey, "chat_id": chatID}, nil)
-	if chatID == "" {
-		chatID = strings.TrimPrefix(sessionKey, server.SessionKeyPrefix)
-	}
-	if sessionKey == "" {
-		sessionKey = SessionKey(chatID)
-	}
-	cur := m.current(chatID)
-	if cur != nil {
-		cur.cancel()
-	}
-	released := m.releaseSession(sessionKey)
-	if cur == nil && len(released) == 0 {
-		return nil // nothing was running: nothing stopped
-	}
-	ok := m.goroutine(func() {
-		if cur != nil {
-			<-cur.done
-		}
-		m.awaitReported(released)
-		if m.ctx.Err() != nil {
-			return
-		}
-		m.hook(m.ctx, "agent_loop_stopped", map[string]any{
-			"session_key": sessionKey, "platform": Platform,
-			"reason": "interrupted", "invalidation_reason": nil,
-		})
-	})
-	if !ok {
-		return ErrClosed
-	}
-	return nil
-}
+// Stop is /stop arriving for chatID, as if through handle_message: for
+// tests and the driver.
+func (m *Mock) Stop(chatID string) error { return m.stop(chatID, CancelInterrupt, "stop_command") }

@@ -17,7 +17,7 @@ func msg(chat, text string) server.MessageEvent {
 }
 
 func TestHandleMessagePlaysMockCommands(t *testing.T) {
-	m, f := newTestMock(t, Options{})
+	m, f := newTestMock(t, Options{BusyInputMode: BusyQueue})
 	ctx := context.Background()
 	if err := m.HandleMessage(ctx, msg("t1", "/mock help")); err != nil {
 		t.Fatal(err)
@@ -52,14 +52,14 @@ func TestHandleMessagePlaysMockCommands(t *testing.T) {
 	}
 	f.waitFor(t, "burst", func(evs []event) bool { return count(evs, "send") == 6 })
 
-	// Any other text plays reply, echoing it; a busy chat queues.
+	// Any other text plays reply, echoing it; a busy chat queues in queue mode.
 	if err := m.HandleMessage(ctx, msg("t1", "hello mock")); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.HandleMessage(ctx, msg("t1", "/mock fail")); err != nil {
 		t.Fatal(err)
 	}
-	evs = f.waitHook(t, "on_stream_end", 2)
+	evs = f.waitFor(t, "both turns", func(evs []event) bool { return count(evs, "on_session_end") == 2 })
 	var ends []event
 	for _, e := range evs {
 		if e.Name == "on_stream_end" {
@@ -97,16 +97,20 @@ func TestListSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitHook(t, "on_stream_end", 1)
-	ended := m.SeedSession("", "Old task", "gpt-x", "earlier", true)
+	ended := m.SeedSession(SessionSeed{Title: "Old task", Model: "gpt-x", Preview: "earlier", Ended: true})
+	m.SeedSession(SessionSeed{ID: "tg1", Source: "telegram", Title: "On Telegram"})
 	rows, err := m.ListSessions(ctx, server.ListSessionsOptions{})
-	if err != nil || len(rows) != 2 {
+	if err != nil || len(rows) != 3 {
 		t.Fatalf("rows = %v, %v", rows, err)
 	}
 	byID := map[string]server.SessionRow{}
 	for _, r := range rows {
 		byID[r.ID] = r
 	}
-	a := byID["a"]
+	a := byID[m.SessionOf("a")]
+	if a.ID == "a" || !sessionIDPattern.MatchString(a.ID) {
+		t.Fatalf("the chat's session id %q is the chat id or not a session-store id", a.ID)
+	}
 	if a.EndedAt != nil || a.Preview != strings.Repeat("é", 60) || a.Source != "loomi" || a.MessageCount < 1 {
 		t.Fatalf("row a = %+v", a)
 	}
@@ -119,7 +123,7 @@ func TestListSessions(t *testing.T) {
 	if rows, _ := m.ListSessions(ctx, server.ListSessionsOptions{Offset: 5}); len(rows) != 0 {
 		t.Fatalf("offset past end rows = %d", len(rows))
 	}
-	if rows, _ := m.ListSessions(ctx, server.ListSessionsOptions{Source: "telegram"}); len(rows) != 0 {
+	if rows, _ := m.ListSessions(ctx, server.ListSessionsOptions{Source: "telegram"}); len(rows) != 1 || rows[0].ID != "tg1" {
 		t.Fatalf("source filter rows = %d", len(rows))
 	}
 	var lists int

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -14,28 +15,58 @@ import (
 	"github.com/loomi-lmp/lmpkit/server"
 )
 
-// Options configure a Mock.
+// Busy-input modes (display.busy_input_mode): what a message to a chat whose
+// turn is still running does.
+const (
+	BusyInterrupt = "interrupt" // Hermes' default: the running turn stops, the message runs next
+	BusyQueue     = "queue"     // the message waits for the running turn
+)
+
+// Options configure a Mock. The zero value is Hermes' defaults.
 type Options struct {
 	// ApprovalTimeout is how long an approval waits for an answer before
 	// Hermes blocks the command with choice "timeout". Zero means Hermes'
 	// default of 300 s.
 	ApprovalTimeout time.Duration
+	// PromptTimeout is how long the gateway waits for the adapter's
+	// approval prompt to be delivered before counting it as possibly
+	// delivered. Zero means Hermes' 15 s.
+	PromptTimeout time.Duration
 	// Logger receives the mock's log lines; nil discards them.
 	Logger *slog.Logger
-	// Faults imitate Hermes' own delivery quirks on every scenario played.
-	// Off by default.
+	// Faults imitate Hermes' own delivery behaviour under load on every
+	// scenario played. Off by default.
 	Faults Faults
+	// StreamReasoningDeltas is plugins.stream_reasoning_deltas: reasoning
+	// reaches plugins as on_stream_delta kind "reasoning" only when it is
+	// on. Off by default, as in Hermes.
+	StreamReasoningDeltas bool
+	// BusyInputMode is display.busy_input_mode: BusyInterrupt (the
+	// default) or BusyQueue.
+	BusyInputMode string
+	// AllowUser decides whether an inbound message's sender may talk to
+	// Hermes (the platform's allow-list). Nil refuses everyone unless
+	// AllowAllUsers is set, as Hermes does by default.
+	AllowUser func(server.SessionSource) bool
+	// AllowAllUsers lets every sender in (GATEWAY_ALLOW_ALL_USERS).
+	AllowAllUsers bool
+	// Crosstalk plays, beside each scenario turn, a turn of another
+	// platform (telegram) and, for turns that call tools, one of a
+	// subagent: hooks are process-wide, so a platform plugin receives
+	// them too. Off by default.
+	Crosstalk bool
 }
 
-// TelemetrySchemaVersion is the telemetry_schema_version every hook carries.
-const TelemetrySchemaVersion = 1
+// TelemetrySchemaVersion is the telemetry_schema_version stream hooks carry.
+const TelemetrySchemaVersion = "hermes.observer.v1"
 
-// Defaults of the turn metadata the mock reports in stream hooks.
+// Defaults of the turn metadata the mock reports in hooks.
 const (
 	DefaultModel    = "mock-model"
 	DefaultProvider = "mock"
-	Surface         = "gateway"
-	Platform        = "loomi"
+	// Platform is the Loomi platform's name: the source of its sessions and
+	// the surface of its turns' stream hooks.
+	Platform = server.Platform
 )
 
 // ErrClosed is returned by calls made after Close.
@@ -55,11 +86,18 @@ type Mock struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // every goroutine the mock starts
 
+	// Deterministic sources for golden tests; nil in use.
+	clock  func() time.Time
+	idgen  func(prefix string) string
+	random func([]byte)
+
 	mu        sync.Mutex
 	adapter   server.Adapter
+	out       *dispatcher
 	closed    bool
 	scenarios map[string]*Scenario
-	sessions  map[string]*session    // by chat id (== task id == session id)
+	chats     map[string]*chat       // by chat id
+	rows      map[string]*sessionRow // the session store, by session id
 	approvals map[string][]*approval // pending, oldest first, by session key
 	rec       recorder
 }
@@ -71,6 +109,12 @@ func New(opts Options) *Mock {
 	if opts.ApprovalTimeout <= 0 {
 		opts.ApprovalTimeout = lmp.DefaultApprovalTimeout
 	}
+	if opts.PromptTimeout <= 0 {
+		opts.PromptTimeout = DefaultPromptTimeout
+	}
+	if opts.BusyInputMode == "" {
+		opts.BusyInputMode = BusyInterrupt
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -78,11 +122,27 @@ func New(opts Options) *Mock {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Mock{
 		opts: opts, log: log, ctx: ctx, cancel: cancel,
+		random:    func(b []byte) { _, _ = rand.Read(b) },
 		scenarios: builtinScenarios(),
-		sessions:  make(map[string]*session),
+		chats:     make(map[string]*chat),
+		rows:      make(map[string]*sessionRow),
 		approvals: make(map[string][]*approval),
 	}
+	m.out = newDispatcher(m)
 	return m
+}
+
+// DefaultPromptTimeout is how long Hermes waits for an approval prompt's
+// delivery (tools/approval_gateway_wait.py).
+const DefaultPromptTimeout = 15 * time.Second
+
+// CheckOptions reports an option Hermes would not accept.
+func CheckOptions(o Options) error {
+	switch o.BusyInputMode {
+	case "", BusyInterrupt, BusyQueue:
+		return nil
+	}
+	return fmt.Errorf("busy input mode %q: want %s or %s", o.BusyInputMode, BusyInterrupt, BusyQueue)
 }
 
 // Attach gives the mock the adapter it calls: the server, once created.
@@ -105,6 +165,7 @@ func (m *Mock) Close() {
 	m.mu.Unlock()
 	m.cancel()
 	m.wg.Wait()
+	m.out.close()
 }
 
 // LoadScript loads a scenario file; its scenario is added, or replaces a
@@ -130,8 +191,8 @@ func (m *Mock) addScenario(sc *Scenario, err error) error {
 	return nil
 }
 
-// go runs f on a goroutine the mock waits for in Close. It reports false,
-// without running f, once the mock is closed.
+// goroutine runs f on a goroutine the mock waits for in Close. It reports
+// false, without running f, once the mock is closed.
 func (m *Mock) goroutine(f func()) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -152,18 +213,32 @@ func (m *Mock) getAdapter() server.Adapter {
 	return m.adapter
 }
 
-// hook delivers a plugin hook, adding telemetry_schema_version like Hermes'
-// hook dispatcher does.
+// hook fires a plugin hook through Hermes' dispatch: stream hooks get
+// telemetry_schema_version and go through the stream-hook dispatcher, the
+// others are called on the agent's goroutine.
 func (m *Mock) hook(ctx context.Context, name string, kwargs map[string]any) {
+	m.hookWith(ctx, m.opts.Faults, name, kwargs)
+}
+
+func (m *Mock) hookWith(ctx context.Context, f Faults, name string, kwargs map[string]any) {
+	if isStreamHook(name) {
+		if _, ok := kwargs["telemetry_schema_version"]; !ok {
+			kwargs["telemetry_schema_version"] = TelemetrySchemaVersion
+		}
+		m.out.stream(ctx, f, name, jsonShape(kwargs))
+		return
+	}
+	m.deliver(ctx, name, jsonShape(kwargs))
+}
+
+// deliver calls the adapter's hook callback.
+func (m *Mock) deliver(ctx context.Context, name string, kwargs map[string]any) {
 	a := m.getAdapter()
 	if a == nil {
 		m.log.Warn("mockhermes: hook dropped, no adapter attached", "hook", name)
 		return
 	}
-	if _, ok := kwargs["telemetry_schema_version"]; !ok {
-		kwargs["telemetry_schema_version"] = TelemetrySchemaVersion
-	}
-	a.Hook(ctx, name, jsonShape(kwargs))
+	a.Hook(ctx, name, kwargs)
 }
 
 // jsonShape returns v as decoded JSON would hold it (numbers as float64),
@@ -181,11 +256,15 @@ func jsonShape(v map[string]any) map[string]any {
 }
 
 // newID returns prefix followed by 16 random hex digits.
-func newID(prefix string) string {
+func (m *Mock) newID(prefix string) string {
+	if m.idgen != nil {
+		return m.idgen(prefix)
+	}
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	m.random(b[:])
 	return prefix + hex.EncodeToString(b[:])
 }
 
-// SessionKey is the gateway session key of the LMP DM chat chatID.
+// SessionKey is the gateway session key of the Loomi DM chat chatID:
+// agent:main:loomi:dm:<chat_id>.
 func SessionKey(chatID string) string { return server.SessionKeyPrefix + chatID }

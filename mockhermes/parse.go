@@ -310,6 +310,8 @@ func (p *parser) faults(n *yaml.Node) Faults {
 			f.DropEvery = int(p.integer(v, "faults.drop_every", 0))
 		case "duplicate":
 			f.Duplicate = p.boolean(v, "faults.duplicate")
+		case "interleave":
+			f.Interleave = p.boolean(v, "faults.interleave")
 		default:
 			return false
 		}
@@ -383,10 +385,10 @@ func (p *parser) step(n *yaml.Node) Step {
 			s.AlreadyStreamed = p.boolean(a, "already_streamed")
 		}
 		allowed["already_streamed"] = true
-	case StepFail:
-		s.Text = p.str(v, "fail")
+	case StepFail, StepRetry:
+		s.Text = p.str(v, s.Kind)
 		if s.Text == "" && v.Tag == "!!str" {
-			p.errf(v, "fail needs a non-empty error message")
+			p.errf(v, "%s needs a non-empty error message", s.Kind)
 		}
 	case StepWait:
 		s.Duration = p.duration(v, "wait")
@@ -489,6 +491,8 @@ func (p *parser) tools(n *yaml.Node) []ToolCall {
 				t.ErrorType = p.str(v, what+".error_type")
 			case "error_message":
 				t.ErrorMessage = p.str(v, what+".error_message")
+			case "bridge":
+				t.Bridge = p.boolean(v, what+".bridge")
 			default:
 				return false
 			}
@@ -522,6 +526,16 @@ func (p *parser) approval(n *yaml.Node) *ApprovalStep {
 			a.SmartDenied = p.boolean(v, "approval.smart_denied")
 		case "timeout":
 			a.Timeout = p.duration(v, "approval.timeout")
+		case "smart":
+			a.Smart = p.str(v, "approval.smart")
+			if a.Smart != "approve" && a.Smart != "deny" {
+				p.errf(v, "approval.smart must be approve or deny, got %q", a.Smart)
+			}
+		case "coalesced":
+			a.Coalesced = int(p.integer(v, "approval.coalesced", 0))
+			if a.Coalesced > maxCoalesced {
+				p.errf(v, "approval.coalesced must be at most %d", maxCoalesced)
+			}
 		default:
 			return false
 		}
@@ -533,23 +547,34 @@ func (p *parser) approval(n *yaml.Node) *ApprovalStep {
 	return a
 }
 
+// maxCoalesced bounds the identical calls of one approval step.
+const maxCoalesced = 16
+
+// notify reads a notify step. category, title, source and
+// requires_attention are accepted for older scripts and passed in the
+// metadata, though Hermes itself never passes them.
 func (p *parser) notify(n *yaml.Node) *NotifyStep {
-	ns := &NotifyStep{Category: "result", Source: "mock"}
+	ns := &NotifyStep{Metadata: map[string]any{}}
 	p.fields(n, "notify", func(key string, k, v *yaml.Node) bool {
 		switch key {
 		case "text":
 			ns.Text = p.str(v, "notify.text")
-		case "title":
-			ns.Title = p.str(v, "notify.title")
+		case "title", "source":
+			ns.Metadata[key] = p.str(v, "notify."+key)
 		case "category":
-			ns.Category = p.str(v, "notify.category")
-			if ns.Category != "result" && ns.Category != "diagnostic" {
-				p.errf(v, "notify.category must be result or diagnostic, got %q", ns.Category)
+			c := p.str(v, "notify.category")
+			if c != "result" && c != "diagnostic" {
+				p.errf(v, "notify.category must be result or diagnostic, got %q", c)
 			}
-		case "source":
-			ns.Source = p.str(v, "notify.source")
+			ns.Metadata[key] = c
 		case "requires_attention":
-			ns.RequiresAttention = p.boolean(v, "notify.requires_attention")
+			ns.Metadata[key] = p.boolean(v, "notify.requires_attention")
+		case "metadata":
+			if v.Kind != yaml.MappingNode {
+				p.errf(v, "notify.metadata must be a mapping, got %s", kindName(v))
+			} else if err := v.Decode(&ns.Metadata); err != nil {
+				p.errf(v, "notify.metadata: %v", err)
+			}
 		default:
 			return false
 		}
@@ -581,7 +606,7 @@ func (p *parser) checkRefs(sc *Scenario, steps []Step) {
 				check(s.Line, v)
 			}
 			if s.Notify != nil {
-				check(s.Line, s.Notify.Text+s.Notify.Title+s.Notify.Source)
+				check(s.Line, s.Notify.Text)
 			}
 			if s.Approval != nil {
 				check(s.Line, s.Approval.Command+s.Approval.Description+s.Approval.Timeout)

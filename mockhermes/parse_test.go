@@ -103,8 +103,8 @@ steps:
 		t.Fatal(err)
 	}
 	waitDone(t, play(t, m, "hello", "mars"))
-	evs := f.snapshot()
-	if evs[1].Kwargs["delta"] != "hello mars" || evs[2].Text != "greeted mars" {
+	evs := f.snapshot() // pre_llm_call on_stream_start on_stream_delta send …
+	if evs[2].Kwargs["delta"] != "hello mars" || evs[3].Text != "greeted mars" || evs[3].Meta["category"] != "diagnostic" {
 		t.Fatalf("events = %s", names(evs))
 	}
 	// Overriding a built-in works; a bad file names file and line.
@@ -144,15 +144,15 @@ steps:
 	pb := play(t, m, "features", "2ms", "several", "words", "here")
 	waitDone(t, pb) // "forever" ended by its "for"
 	evs := f.snapshot()
-	if evs[1].Kwargs["delta"] != "several words here" {
-		t.Fatalf("text arg = %v", evs[1].Kwargs["delta"])
+	if evs[2].Kwargs["delta"] != "several words here" {
+		t.Fatalf("text arg = %v", evs[2].Kwargs["delta"])
 	}
-	raw := evs[2].Kwargs
-	if raw["turn_id"] != pb.TurnID || raw["iteration"] != "1" || raw["nested"].([]any)[0] != pb.TaskID || raw["telemetry_schema_version"] != 1.0 {
+	raw := evs[3].Kwargs
+	if raw["turn_id"] != pb.TurnID || raw["iteration"] != "1" || raw["nested"].([]any)[0] != pb.TaskID || raw["telemetry_schema_version"] != TelemetrySchemaVersion {
 		t.Fatalf("raw hook = %v", raw)
 	}
-	if last := evs[len(evs)-1]; last.Name != "on_stream_end" || last.Kwargs["finished"] != true {
-		t.Fatalf("turn did not end: %s", names(evs))
+	if last := evs[len(evs)-2]; last.Name != "on_session_end" || evs[len(evs)-3].Kwargs["finished"] != true || evs[len(evs)-1].Meta["notify"] != true {
+		t.Fatalf("turn did not end with its final reply: %s", names(evs))
 	}
 
 	// A bad value reaching a duration at run time fails the open turn
@@ -162,7 +162,8 @@ steps:
 		t.Fatalf("bad duration: %v", err)
 	}
 	evs = f.snapshot()
-	if end := evs[len(evs)-1]; end.Name != "on_stream_end" || !strings.Contains(end.Kwargs["error"].(string), "soon") {
-		t.Fatalf("turn not failed: %v", end.Kwargs)
+	if end := evs[len(evs)-2]; end.Name != "on_stream_end" || !strings.Contains(end.Kwargs["error"].(string), "soon") ||
+		evs[len(evs)-1].Name != "on_session_end" || evs[len(evs)-1].Kwargs["completed"] != false {
+		t.Fatalf("turn not failed: %s", names(evs))
 	}
 }

@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Playback is one scenario queued or playing in a chat.
 type Playback struct {
-	// TaskID is the chat (task, session) it plays in.
+	// TaskID is the chat it plays in: the adapter's chat id.
 	TaskID string
+	// SessionID is the session-store id its turn runs in (task_id and
+	// session_id of its hooks), the chat's current session.
+	SessionID string
 	// TurnID is the Hermes turn_id of its turn, "" when the scenario starts
 	// no turn (notifications only).
 	TurnID string
@@ -19,11 +23,15 @@ type Playback struct {
 	sc     *Scenario
 	vars   map[string]string
 	faults Faults
+	turn   *turn
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	done   chan struct{}
-	err    error // set before done closes
+	ctx     context.Context
+	cancel  context.CancelCauseFunc
+	stopAck chan struct{} // closed once the gateway has told the adapter of a stop
+	ackOnce sync.Once
+	done    chan struct{}
+	err     error  // set before done closes
+	failure string // the error of the call that failed the turn
 }
 
 // RunID is the LMP run_id the reference server gives the playback's turn
@@ -49,9 +57,12 @@ func (pb *Playback) Wait(ctx context.Context) error {
 	}
 }
 
+// ack lets an interrupted turn wind down.
+func (pb *Playback) ack() { pb.ackOnce.Do(func() { close(pb.stopAck) }) }
+
 func (pb *Playback) finish(err error) {
 	pb.err = err
-	pb.cancel()
+	pb.cancel(nil)
 	close(pb.done)
 }
 
@@ -59,20 +70,36 @@ func (pb *Playback) finish(err error) {
 type PlayOptions struct {
 	Text   string // the user message that asked for it, as ${text}
 	Faults Faults // on top of the mock's own
+	// SenderID is the user id of the message's source (pre_llm_call's
+	// sender_id).
+	SenderID string
 }
 
 // ErrUnknownScenario is returned for a scenario name that is not loaded.
 var ErrUnknownScenario = errors.New("unknown scenario")
 
-// Play queues scenario name with args in chat taskID (a new chat when
+// Play queues scenario name with args in chat chatID (a new chat when
 // empty). It plays at once when the chat is idle, else after the chat's
-// earlier playbacks, like a message to a busy Hermes session.
-func (m *Mock) Play(ctx context.Context, name string, args []string, taskID string) (*Playback, error) {
-	return m.PlayWith(ctx, name, args, taskID, PlayOptions{})
+// earlier playbacks.
+func (m *Mock) Play(ctx context.Context, name string, args []string, chatID string) (*Playback, error) {
+	return m.PlayWith(ctx, name, args, chatID, PlayOptions{})
 }
 
 // PlayWith is Play with options.
-func (m *Mock) PlayWith(_ context.Context, name string, args []string, taskID string, o PlayOptions) (*Playback, error) {
+func (m *Mock) PlayWith(_ context.Context, name string, args []string, chatID string, o PlayOptions) (*Playback, error) {
+	pb, err := m.prepare(name, args, chatID, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.enqueue(pb, false); err != nil {
+		pb.finish(err)
+		return nil, err
+	}
+	return pb, nil
+}
+
+// prepare builds a playback of scenario name in chatID and its turn.
+func (m *Mock) prepare(name string, args []string, chatID string, o PlayOptions) (*Playback, error) {
 	m.mu.Lock()
 	sc := m.scenarios[name]
 	m.mu.Unlock()
@@ -83,66 +110,106 @@ func (m *Mock) PlayWith(_ context.Context, name string, args []string, taskID st
 	if err != nil {
 		return nil, err
 	}
-	if taskID == "" {
-		taskID = newID("task_")
+	if chatID == "" {
+		chatID = m.newID("chat_")
 	}
-	vars["text"] = o.Text
-	vars["task_id"], vars["session_id"] = taskID, taskID
 	pb := &Playback{
-		TaskID: taskID, sc: sc, vars: vars,
-		faults: m.opts.Faults.merge(sc.Faults).merge(o.Faults),
-		done:   make(chan struct{}),
+		TaskID: chatID, sc: sc, vars: vars,
+		faults:  m.opts.Faults.merge(sc.Faults).merge(o.Faults),
+		stopAck: make(chan struct{}),
+		done:    make(chan struct{}),
 	}
-	if sc.startsRun() {
-		pb.TurnID = newID("turn_")
+	pb.ctx, pb.cancel = context.WithCancelCause(m.ctx)
+	vars["text"], vars["task_id"] = o.Text, chatID
+	if !sc.startsRun() {
+		m.mu.Lock()
+		pb.SessionID = m.chatLocked(chatID).sessionID
+		m.mu.Unlock()
+		vars["session_id"] = pb.SessionID
+		return pb, nil
 	}
-	pb.ctx, pb.cancel = context.WithCancel(m.ctx)
-	if err := m.enqueue(pb); err != nil {
-		pb.finish(err)
-		return nil, err
+	t := &turn{
+		m: m, pb: pb, out: turnFaults{m: m, f: pb.faults},
+		platform: Platform, surface: Platform, chatID: chatID, sessionKey: SessionKey(chatID),
+		turnID: m.newID("turn_"), model: sc.Model, provider: sc.Provider,
+		userMessage: o.Text, senderID: o.SenderID, sendsReplies: true,
 	}
+	if t.model == "" {
+		t.model = DefaultModel
+	}
+	if t.provider == "" {
+		t.provider = DefaultProvider
+	}
+	pb.TurnID, pb.turn = t.turnID, t
 	return pb, nil
 }
 
-// enqueue starts pb in its chat, or queues it behind the running playback.
-func (m *Mock) enqueue(pb *Playback) error {
+// enqueue starts pb in its chat, or, when a turn is running there, queues
+// it behind; with interrupt it stops the running turn first (a busy
+// session in interrupt mode).
+func (m *Mock) enqueue(pb *Playback, interrupt bool) error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return ErrClosed
 	}
-	s := m.touchSessionLocked(pb.TaskID, "")
-	if s.cur != nil {
-		s.queue = append(s.queue, pb) // a busy session queues it
+	c := m.chatLocked(pb.TaskID)
+	if c.cur != nil {
+		if interrupt && c.cur.turn != nil {
+			cur := c.cur
+			cur.cancel(errInterrupted)
+			m.releaseSessionLocked(c.key, CancelInterrupt)
+			cur.ack() // nothing to tell the adapter: no /stop
+			c.queue = append([]*Playback{pb}, c.queue...)
+		} else {
+			c.queue = append(c.queue, pb) // a busy session queues it
+		}
 		m.mu.Unlock()
 		return nil
 	}
-	s.cur = pb
+	c.cur = pb
+	m.startLocked(c, pb)
 	m.mu.Unlock()
-	if !m.goroutine(func() { m.drain(s, pb) }) {
+	if !m.goroutine(func() { m.drain(c, pb) }) {
 		m.mu.Lock()
-		s.cur = nil
+		c.cur = nil
 		m.mu.Unlock()
 		return ErrClosed
 	}
 	return nil
 }
 
+// startLocked binds pb's turn to the chat's current session when it starts.
+func (m *Mock) startLocked(c *chat, pb *Playback) {
+	pb.SessionID = c.sessionID
+	pb.vars["session_id"] = c.sessionID
+	if t := pb.turn; t != nil {
+		t.sessionID = c.sessionID
+		t.firstTurn = c.turns == 0
+		t.history = append([]map[string]any{}, c.history...)
+		if len(t.history) > 0 && t.userMessage != "" {
+			t.history = t.history[:len(t.history)-1] // the message itself is the turn's input
+		}
+		c.turns++
+	}
+}
+
 // drain plays pb and then every playback queued in its chat, in order.
-func (m *Mock) drain(s *session, pb *Playback) {
+func (m *Mock) drain(c *chat, pb *Playback) {
 	for pb != nil {
 		pb.finish(m.run(pb))
 		m.mu.Lock()
 		pb = nil
-		if len(s.queue) > 0 && !m.closed {
-			pb, s.queue = s.queue[0], s.queue[1:]
+		if len(c.queue) > 0 && !m.closed {
+			pb, c.queue = c.queue[0], c.queue[1:]
+			m.startLocked(c, pb)
 		}
-		s.cur = pb
+		c.cur = pb
 		if pb == nil {
-			for _, q := range s.queue {
+			for _, q := range c.queue {
 				defer q.finish(ErrClosed)
 			}
-			s.queue = nil
+			c.queue = nil
 		}
 		m.mu.Unlock()
 	}
@@ -176,8 +243,8 @@ func (m *Mock) Scenarios() []*Scenario {
 func (m *Mock) current(chatID string) *Playback {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if s := m.sessions[chatID]; s != nil {
-		return s.cur
+	if c := m.chats[chatID]; c != nil {
+		return c.cur
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ const (
 	StepApproval  = "approval"
 	StepWait      = "wait"
 	StepFail      = "fail"
+	StepRetry     = "retry"
 	StepNotify    = "notify"
 	StepRepeat    = "repeat"
 	StepHook      = "hook"
@@ -49,7 +50,7 @@ const (
 
 // stepKinds lists the action keys a step may have, exactly one per step.
 var stepKinds = []string{StepStream, StepReasoning, StepInterim, StepTools, StepApproval,
-	StepWait, StepFail, StepNotify, StepRepeat, StepHook}
+	StepWait, StepFail, StepRetry, StepNotify, StepRepeat, StepHook}
 
 // Step is one step of a scenario. Kind says which fields apply. String
 // fields may hold ${arg} references, substituted when the step runs.
@@ -57,7 +58,7 @@ type Step struct {
 	Kind string
 	Line int
 
-	Text            string // stream, reasoning, interim, fail
+	Text            string // stream, reasoning, interim, fail, retry
 	Chunk           int    // stream, reasoning: characters per delta
 	Every           string // stream, reasoning: pause between deltas (duration)
 	AlreadyStreamed bool   // interim
@@ -89,6 +90,9 @@ type ToolCall struct {
 	Status       string // ok, error, blocked
 	ErrorType    string
 	ErrorMessage string
+	// Bridge marks a bridge tool (tool_search, tool_describe): Hermes
+	// fires its post_tool_call without a pre_tool_call.
+	Bridge bool
 }
 
 // ApprovalStep asks for an exec approval inside a terminal tool call.
@@ -101,15 +105,20 @@ type ApprovalStep struct {
 	AllowSession   bool
 	SmartDenied    bool
 	Timeout        string // duration; the mock's approval timeout when empty
+	// Smart is "approve" or "deny" when the auxiliary model decides first
+	// (smart approvals); a deny then asks the human, who may override it.
+	Smart string
+	// Coalesced is how many identical calls in the same iteration
+	// coalesce onto the first one's approval.
+	Coalesced int
 }
 
-// NotifyStep is an outbound send(): a notification.
+// NotifyStep is an outbound send() outside a turn: a cron result, a
+// background task's output, a gateway notice. Hermes passes the text and
+// no category, title or source; Metadata is passed as given.
 type NotifyStep struct {
-	Text              string
-	Title             string
-	Category          string
-	Source            string
-	RequiresAttention bool
+	Text     string
+	Metadata map[string]any
 }
 
 // Approval branch names.
@@ -205,7 +214,7 @@ func (sc *Scenario) startsRun() bool { return stepsStartRun(sc.Steps) }
 func stepsStartRun(steps []Step) bool {
 	for _, s := range steps {
 		switch s.Kind {
-		case StepStream, StepReasoning, StepInterim, StepTools, StepApproval, StepFail:
+		case StepStream, StepReasoning, StepInterim, StepTools, StepApproval, StepFail, StepRetry:
 			return true
 		case StepRepeat:
 			if stepsStartRun(s.Steps) {

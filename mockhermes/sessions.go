@@ -2,6 +2,7 @@ package mockhermes
 
 import (
 	"context"
+	"encoding/hex"
 	"sort"
 	"time"
 
@@ -14,50 +15,93 @@ const defaultListLimit = 20
 // previewMax is the length of a session preview, in characters.
 const previewMax = 60
 
-// session is one row of the session store plus the chat's play queue.
-type session struct {
-	row   server.SessionRow
-	queue []*Playback // waiting behind the running one
-	cur   *Playback   // running, nil when idle
+// chat is one Loomi DM chat as the gateway keeps it (gateway/session.py):
+// its chat id, its session key, the session-store row it currently runs
+// in, and the turns playing or waiting in it. Three different strings: the
+// chat id is the adapter's, the key is derived from it, and the session id
+// changes on /new.
+type chat struct {
+	id        string
+	key       string
+	sessionID string
+	turns     int              // in the current session, for is_first_turn
+	history   []map[string]any // conversation_history of the current session
+	cur       *Playback        // running, nil when idle
+	queue     []*Playback      // waiting behind it
 }
 
-// touchSession returns the chat's session, creating its row when new, and
-// counts userText as a message when it is not empty. Callers must not hold
-// m.mu.
-func (m *Mock) touchSession(chatID, userText string) *session {
+// sessionRow is a row of hermes_state's sessions table.
+type sessionRow struct {
+	row    server.SessionRow
+	parent string // parent_session_id, for a subagent's session
+}
+
+// newSessionID returns a session-store id like Hermes': the start time and
+// eight hex digits, 20261201_101500_ab12cd34.
+func (m *Mock) newSessionID() string {
+	var b [4]byte
+	m.random(b[:])
+	return m.now().UTC().Format("20060102_150405") + "_" + hex.EncodeToString(b[:])
+}
+
+// chatLocked returns the chat, creating it and its first session when new.
+func (m *Mock) chatLocked(chatID string) *chat {
+	c := m.chats[chatID]
+	if c == nil {
+		c = &chat{id: chatID, key: SessionKey(chatID)}
+		m.chats[chatID] = c
+	}
+	if c.sessionID == "" {
+		c.sessionID = m.newSessionID()
+	}
+	m.rowLocked(c.sessionID, server.Platform)
+	return c
+}
+
+// rowLocked returns the session row id, creating it when new.
+func (m *Mock) rowLocked(id, source string) *sessionRow {
+	r := m.rows[id]
+	if r == nil {
+		now := m.now().UTC()
+		r = &sessionRow{row: server.SessionRow{ID: id, Source: source, Model: DefaultModel, StartedAt: now, LastActive: now}}
+		m.rows[id] = r
+	}
+	return r
+}
+
+// userMessage records a user message in the chat's current session.
+func (m *Mock) userMessageLocked(c *chat, text string) {
+	r := m.rowLocked(c.sessionID, server.Platform)
+	if r.row.Preview == "" {
+		r.row.Preview = truncateRunes(text, previewMax)
+	}
+	r.row.MessageCount++
+	r.row.LastActive = m.now().UTC()
+	c.history = append(c.history, map[string]any{"role": "user", "content": text})
+}
+
+// assistantMessage records a turn's final reply in session id.
+func (m *Mock) assistantMessage(chatID, sessionID, text string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.touchSessionLocked(chatID, userText)
+	if r := m.rows[sessionID]; r != nil {
+		r.row.MessageCount++
+		r.row.LastActive = m.now().UTC()
+	}
+	if c := m.chats[chatID]; c != nil && c.sessionID == sessionID {
+		c.history = append(c.history, map[string]any{"role": "assistant", "content": text})
+	}
 }
 
-func (m *Mock) touchSessionLocked(chatID, userText string) *session {
-	now := time.Now().UTC()
-	s := m.sessions[chatID]
-	if s == nil {
-		s = &session{row: server.SessionRow{
-			ID: chatID, Source: Platform, Model: DefaultModel,
-			StartedAt: now, LastActive: now,
-		}}
-		m.sessions[chatID] = s
+// rollover ends the chat's session and starts a new one, as /new does.
+func (m *Mock) rolloverLocked(c *chat) {
+	if r := m.rows[c.sessionID]; r != nil && r.row.EndedAt == nil {
+		t := m.now().UTC()
+		r.row.EndedAt = &t
 	}
-	if userText != "" {
-		if s.row.Preview == "" {
-			s.row.Preview = truncateRunes(userText, previewMax)
-		}
-		s.row.MessageCount++
-		s.row.LastActive = now
-	}
-	return s
-}
-
-// countReply records an assistant message in the chat's session.
-func (m *Mock) countReply(chatID string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if s := m.sessions[chatID]; s != nil {
-		s.row.MessageCount++
-		s.row.LastActive = time.Now().UTC()
-	}
+	c.sessionID = m.newSessionID()
+	c.turns, c.history = 0, nil
+	m.rowLocked(c.sessionID, server.Platform)
 }
 
 func truncateRunes(s string, n int) string {
@@ -68,33 +112,79 @@ func truncateRunes(s string, n int) string {
 	return string(r[:n])
 }
 
-// SeedSession adds or updates a row in the session store, for task.list
-// tests. An empty id is generated; it returns the id.
-func (m *Mock) SeedSession(id, title, model, preview string, ended bool) string {
-	if id == "" {
-		id = newID("task_")
-	}
+// SessionSeed is a row to add to the session store, or to update.
+type SessionSeed struct {
+	// ChatID links the row to a Loomi chat: the chat's turns run in it from
+	// now on. Empty for a row of no chat.
+	ChatID string
+	// ID is the session id; empty means the chat's current one, or a new
+	// one.
+	ID                    string
+	Source                string // default "loomi"
+	Title, Model, Preview string
+	Ended                 bool
+}
+
+// SeedSession adds or updates a row in the session store and returns its
+// id; with a chat it becomes that chat's current session.
+func (m *Mock) SeedSession(s SessionSeed) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := m.touchSessionLocked(id, "")
-	if title != "" {
-		s.row.Title = title
+	if s.Source == "" {
+		s.Source = server.Platform
 	}
-	if model != "" {
-		s.row.Model = model
+	id := s.ID
+	if s.ChatID != "" {
+		c := m.chats[s.ChatID]
+		if c == nil {
+			c = &chat{id: s.ChatID, key: SessionKey(s.ChatID)}
+			m.chats[s.ChatID] = c
+		}
+		if id == "" {
+			id = c.sessionID
+		}
+		if id == "" {
+			id = m.newSessionID()
+		}
+		if c.sessionID != id {
+			c.sessionID, c.turns, c.history = id, 0, nil
+		}
 	}
-	if preview != "" {
-		s.row.Preview = truncateRunes(preview, previewMax)
+	if id == "" {
+		id = m.newSessionID()
 	}
-	if ended && s.row.EndedAt == nil {
-		t := time.Now().UTC()
-		s.row.EndedAt = &t
+	r := m.rowLocked(id, s.Source)
+	r.row.Source = s.Source
+	if s.Title != "" {
+		r.row.Title = s.Title
+	}
+	if s.Model != "" {
+		r.row.Model = s.Model
+	}
+	if s.Preview != "" {
+		r.row.Preview = truncateRunes(s.Preview, previewMax)
+	}
+	if s.Ended && r.row.EndedAt == nil {
+		t := m.now().UTC()
+		r.row.EndedAt = &t
 	}
 	return id
 }
 
+// SessionOf returns the chat's current session id, "" for a chat Hermes
+// has not seen.
+func (m *Mock) SessionOf(chatID string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.chats[chatID]; c != nil {
+		return c.sessionID
+	}
+	return ""
+}
+
 // ListSessions is the session store's list_sessions_rich (F-9): read-only,
-// most recently active first.
+// rows of every platform unless opts.Source is given, newest started_at
+// first, with preview and last_active.
 func (m *Mock) ListSessions(ctx context.Context, opts server.ListSessionsOptions) ([]server.SessionRow, error) {
 	limit := opts.Limit
 	if limit <= 0 {
@@ -102,10 +192,10 @@ func (m *Mock) ListSessions(ctx context.Context, opts server.ListSessionsOptions
 	}
 	offset := max(opts.Offset, 0)
 	m.mu.Lock()
-	rows := make([]server.SessionRow, 0, len(m.sessions))
-	for _, s := range m.sessions {
-		if opts.Source != "" && s.row.Source != opts.Source {
-			continue
+	rows := make([]server.SessionRow, 0, len(m.rows))
+	for _, s := range m.rows {
+		if (opts.Source != "" && s.row.Source != opts.Source) || s.parent != "" {
+			continue // another platform's, or a subagent's (include_children=False)
 		}
 		r := s.row
 		if r.EndedAt != nil {
@@ -116,17 +206,23 @@ func (m *Mock) ListSessions(ctx context.Context, opts server.ListSessionsOptions
 	}
 	m.mu.Unlock()
 	sort.Slice(rows, func(i, j int) bool {
-		if !rows[i].LastActive.Equal(rows[j].LastActive) {
-			return rows[i].LastActive.After(rows[j].LastActive)
+		if !rows[i].StartedAt.Equal(rows[j].StartedAt) {
+			return rows[i].StartedAt.After(rows[j].StartedAt)
 		}
-		return rows[i].ID < rows[j].ID
+		return rows[i].ID > rows[j].ID
 	})
-	if offset > len(rows) {
-		offset = len(rows)
-	}
+	offset = min(offset, len(rows))
 	rows = rows[offset:min(len(rows), offset+limit)]
 	m.rec.add("list_sessions_rich", map[string]any{
 		"source": none(opts.Source), "limit": limit, "offset": offset,
 	}, len(rows))
 	return rows, nil
+}
+
+// now is the mock's clock.
+func (m *Mock) now() time.Time {
+	if m.clock != nil {
+		return m.clock()
+	}
+	return time.Now()
 }

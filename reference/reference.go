@@ -48,8 +48,19 @@ type Options struct {
 	// Logger receives the server's and the mock's logs; nil discards them.
 	Logger *slog.Logger
 	// HermesQuirks makes the mock Hermes deliver every scenario's stream
-	// hooks the way a loaded Hermes may: reordered, dropped, duplicated.
+	// hooks the way a loaded Hermes may: interleaved, reordered, dropped
+	// (and duplicated, which is beyond Hermes).
 	HermesQuirks mockhermes.Faults
+	// HermesReasoningDeltas turns on the mock Hermes' setting
+	// plugins.stream_reasoning_deltas, so that phones see reasoning.
+	HermesReasoningDeltas bool
+	// HermesCrosstalk makes the mock Hermes play turns of another platform
+	// and of subagents beside every scenario, as the hooks of a real
+	// Hermes process include them; no phone may see them.
+	HermesCrosstalk bool
+	// HermesBusyInput is display.busy_input_mode: "interrupt" (default) or
+	// "queue".
+	HermesBusyInput string
 }
 
 // Instance is a running reference server.
@@ -116,7 +127,20 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
-	mock := mockhermes.New(mockhermes.Options{ApprovalTimeout: o.ApprovalTimeout, Faults: o.HermesQuirks, Logger: log.With("component", "mockhermes")})
+	hermes := mockhermes.Options{
+		ApprovalTimeout: o.ApprovalTimeout, Faults: o.HermesQuirks, Logger: log.With("component", "mockhermes"),
+		StreamReasoningDeltas: o.HermesReasoningDeltas, Crosstalk: o.HermesCrosstalk, BusyInputMode: o.HermesBusyInput,
+		// The Loomi platform's allow-list is its paired devices: the server
+		// passes on only the messages of authenticated devices, with the
+		// device id as user id, so every such sender is allowed.
+		AllowUser: func(src server.SessionSource) bool {
+			return src.Platform == server.Platform && src.UserID != ""
+		},
+	}
+	if err := mockhermes.CheckOptions(hermes); err != nil {
+		return nil, err
+	}
+	mock := mockhermes.New(hermes)
 	if o.Script != "" {
 		if err := mock.LoadScript(o.Script); err != nil {
 			mock.Close()
@@ -161,7 +185,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	srv, err := server.New(server.Config{
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
-		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL,
+		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL, ApprovalTimeout: o.ApprovalTimeout,
 		TLSFingerprint: fp, Logger: log,
 	})
 	if err != nil {
@@ -173,11 +197,10 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle("/", srv.Handler())
-	mux.Handle(driver.Prefix+"/", server.LoopbackOnly(mock.DriverHandler(profile(o))))
-	hs := &http.Server{
-		Handler: mux, TLSConfig: tlsCfg, ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	mux.Handle(driver.Prefix+"/", srv.LoopbackOnly(mock.DriverHandler(profile(o))))
+	hs := server.NewHTTPServer(mux, server.DefaultHTTPLimits)
+	hs.TLSConfig = tlsCfg
+	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	inst := &Instance{
 		WSURL: wsScheme + "://" + local + lmp.PathWebSocket, BaseURL: scheme + "://" + local,
 		PublicURL: public, TLSFingerprint: fp, DataDir: o.DataDir,

@@ -201,18 +201,24 @@ func TestHermesQuirksReachTheMock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	play, err := driver.New(inst.DriverURL, nil).Play(ctxT(t), driver.PlayRequest{Scenario: "reply", Wait: true})
+	// The phone asks for the turn, so that the turn runs in a chat of the
+	// adapter's (a turn in a session it never saw is not shown, note 19).
+	if err := c.Send(ctxT(t), lmp.SessionSend{Text: "/mock reply", RequestID: "rq-quirks"}); err != nil {
+		t.Fatal(err)
+	}
+	ackFrame, err := c.ExpectType(ctxT(t), lmp.TypeAck)
 	if err != nil {
 		t.Fatal(err)
 	}
+	task := lmp.Deref(ackFrame.TaskID)
 	end, err := c.Expect(ctxT(t), func(f client.Frame) bool {
-		return lmp.Deref(f.TaskID) == play.TaskID && (f.Type == lmp.TypeRunCompleted || f.Type == lmp.TypeRunFailed)
+		return lmp.Deref(f.TaskID) == task && (f.Type == lmp.TypeRunCompleted || f.Type == lmp.TypeRunFailed)
 	})
 	if err != nil || end.Type != lmp.TypeRunCompleted {
 		t.Fatalf("terminal frame %s, %v", end.Type, err)
 	}
 	for _, f := range c.Pending() {
-		if f.Type == lmp.TypeRunDelta && lmp.Deref(f.TaskID) == play.TaskID {
+		if f.Type == lmp.TypeRunDelta && lmp.Deref(f.TaskID) == task {
 			t.Fatalf("a delta reached the phone although the mock drops every one: %s", f.Raw)
 		}
 	}
@@ -227,5 +233,23 @@ func TestDefaultAddrIsLoopback(t *testing.T) {
 	inst := start(t, reference.Options{Addr: "127.0.0.1:0"})
 	if !strings.HasPrefix(inst.BaseURL, "http://127.0.0.1:") {
 		t.Fatalf("BaseURL %s", inst.BaseURL)
+	}
+}
+
+// TestHermesOptionsReachTheMock: the Hermes behaviours lmp-server sets are
+// the mock's, as the driver's profile says; a busy-input mode Hermes does
+// not have is refused by name.
+func TestHermesOptionsReachTheMock(t *testing.T) {
+	inst := start(t, reference.Options{HermesReasoningDeltas: true, HermesCrosstalk: true, HermesBusyInput: mockhermes.BusyQueue})
+	p, err := driver.New(inst.DriverURL, nil).Profile(ctxT(t))
+	if err != nil || p.Hermes == nil {
+		t.Fatalf("profile = %+v, %v", p, err)
+	}
+	if h := p.Hermes; !h.StreamReasoningDeltas || !h.Crosstalk || h.BusyInputMode != mockhermes.BusyQueue || h.Surface != "loomi" {
+		t.Fatalf("hermes profile = %+v", h)
+	}
+	_, err = reference.Start(ctxT(t), reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), HermesBusyInput: "steer"})
+	if err == nil || !strings.Contains(err.Error(), `"steer"`) {
+		t.Fatalf("busy input steer: %v", err)
 	}
 }

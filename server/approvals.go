@@ -1,8 +1,8 @@
 package server
 
 import (
+	"cmp"
 	"context"
-	"strings"
 	"sync"
 	"time"
 
@@ -42,9 +42,60 @@ func (t *approvalTable) addLocked(a *approvalState) {
 	}
 }
 
+// approvalHook holds the kwargs both approval hooks carry.
+type approvalHook struct {
+	key, turn, session, surface string
+	coalesced                   bool
+}
+
+func approvalHookOf(k kwargs) (approvalHook, error) {
+	v, err := k.strs("session_key", "turn_id", "session_id", "surface")
+	if err != nil {
+		return approvalHook{}, err
+	}
+	coalesced, err := k.boolean("coalesced")
+	return approvalHook{key: v[0], turn: v[1], session: v[2], surface: v[3], coalesced: coalesced}, err
+}
+
+// prompted reports whether the hook is of an approval the adapter is asked
+// to show: a coalesced follower rides on its leader's prompt, and a smart
+// approval (surface "smart") is decided by Hermes' auxiliary model alone.
+func (h approvalHook) prompted() bool { return !h.coalesced && h.surface != "smart" }
+
+// onApprovalRequest is pre_approval_request, fired just before Hermes asks
+// the adapter for the prompt. Its session_key names the chat, which links
+// the hook's session to it (note 18), and its turn_id names the run the
+// prompt will belong to.
+func (s *Server) onApprovalRequest(k kwargs) error {
+	h, err := approvalHookOf(k)
+	if err != nil {
+		return err
+	}
+	chat, ok := chatOfKey(h.key)
+	if !ok {
+		return nil // another platform's approval (note 19)
+	}
+	t := s.runs
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.linkLocked(h.session, chat)
+	if !h.prompted() {
+		return nil
+	}
+	c := t.chatLocked(chat)
+	c.approvalTurns = append(c.approvalTurns, approvalTurn{h.turn, h.session})
+	if len(c.approvalTurns) > maxRuns {
+		c.approvalTurns = c.approvalTurns[1:]
+	}
+	return nil
+}
+
 // SendExecApprovalPrompt shows an approval to every device as
 // approval.required (H-3). The approval_id is Hermes' request id, passed
-// back to resolve_gateway_approval.
+// back to resolve_gateway_approval. Hermes names neither the run nor a
+// wall-clock deadline: the run is the turn of the chat's oldest
+// pre_approval_request still waiting for its prompt (else the chat's
+// unfinished run), and deadline_ts is now + ApprovalTimeout (note 15).
 func (s *Server) SendExecApprovalPrompt(ctx context.Context, p ExecApprovalPrompt) error {
 	id := p.RequestID
 	if id == "" {
@@ -52,50 +103,81 @@ func (s *Server) SendExecApprovalPrompt(ctx context.Context, p ExecApprovalPromp
 	}
 	task := p.ChatID
 	if task == "" {
-		task = strings.TrimPrefix(p.SessionKey, SessionKeyPrefix)
+		task, _ = chatOfKey(p.SessionKey)
 	}
-	run := p.RunID
-	if run == "" {
-		run = s.runs.activeRun(task)
-	}
-	choices := make([]lmp.ApprovalChoice, 0, len(p.Choices))
-	for _, a := range p.Choices {
-		choices = append(choices, lmp.ApprovalChoice{Label: a.Label, Choice: a.Choice, Style: a.Style})
-	}
-	if len(choices) == 0 {
-		choices = defaultChoices()
-	}
-	deadline := p.Deadline
-	if deadline.IsZero() {
-		deadline = time.Now().Add(lmp.DefaultApprovalTimeout)
+	deadline := time.Now().Add(s.cfg.ApprovalTimeout)
+
+	// runs.mu is held until the frame is out, so that the run cannot end
+	// in between and approval.required never follows its run's end.
+	s.runs.mu.Lock()
+	defer s.runs.mu.Unlock()
+	run := ""
+	if task != "" {
+		run = s.approvalRunLocked(task)
 	}
 	a := &approvalState{id: id, sessionKey: p.SessionKey, task: task, run: run}
-	var taskRef, runRef *string
-	if task != "" {
-		taskRef = &task
-	}
-	if run != "" {
-		runRef = &run
-	}
+	taskRef, runRef := a.refs()
 	s.approvals.mu.Lock()
 	defer s.approvals.mu.Unlock()
 	s.approvals.addLocked(a)
 	// Enforces H-3: approval.required comes from the exec-approval prompt (approval.resolved: onApprovalResponse).
 	s.publish(lmp.TypeApprovalRequired, taskRef, runRef, lmp.ApprovalRequired{
 		ApprovalID: id, RunID: runRef, TaskID: taskRef, Command: p.Command, Description: p.Description,
-		Choices: choices, SmartDenied: p.SmartDenied, SessionKeyRef: p.SessionKey,
+		Choices: choicesOf(p), SmartDenied: p.SmartDenied, SessionKeyRef: p.SessionKey,
 		DeadlineTS: lmp.Timestamp(deadline),
 	})
 	return nil
 }
 
-func defaultChoices() []lmp.ApprovalChoice {
-	return []lmp.ApprovalChoice{
-		{Label: "Allow once", Choice: lmp.ChoiceOnce, Style: lmp.StylePrimary},
-		{Label: "Allow for this session", Choice: lmp.ChoiceSession, Style: lmp.StyleSecondary},
-		{Label: "Always allow", Choice: lmp.ChoiceAlways, Style: lmp.StyleSecondary},
-		{Label: "Deny", Choice: lmp.ChoiceDeny, Style: lmp.StyleDanger},
+// approvalRunLocked returns the unfinished run a prompt in chat belongs
+// to, "" when none. Called with runs.mu held.
+func (s *Server) approvalRunLocked(chat string) string {
+	c := s.runs.chatLocked(chat)
+	for len(c.approvalTurns) > 0 {
+		at := c.approvalTurns[0]
+		c.approvalTurns = c.approvalTurns[1:]
+		if at.turn == "" {
+			break // Hermes named no turn
+		}
+		r := s.runs.byID[runID(at.turn)]
+		if r == nil && c.open == nil {
+			r = s.runForTurnLocked(at.turn, chat, at.session)
+		}
+		if r != nil && !r.ended {
+			s.startLocked(r)
+			return r.id
+		}
 	}
+	if c.open != nil {
+		s.startLocked(c.open)
+		return c.open.id
+	}
+	return ""
+}
+
+// refs returns the approval's task and run as envelope fields.
+func (a *approvalState) refs() (taskRef, runRef *string) {
+	if a.task != "" {
+		taskRef = &a.task
+	}
+	if a.run != "" {
+		runRef = &a.run
+	}
+	return taskRef, runRef
+}
+
+// choicesOf builds the prompt's actions as send_exec_approval narrows
+// them: "always" needs allow_permanent, "session" needs allow_session, and
+// a smart-denied command offers only once and deny.
+func choicesOf(p ExecApprovalPrompt) []lmp.ApprovalChoice {
+	choices := []lmp.ApprovalChoice{{Label: "Allow once", Choice: lmp.ChoiceOnce, Style: lmp.StylePrimary}}
+	if p.AllowSession && !p.SmartDenied {
+		choices = append(choices, lmp.ApprovalChoice{Label: "Allow for this session", Choice: lmp.ChoiceSession, Style: lmp.StyleSecondary})
+	}
+	if p.AllowPermanent && p.AllowSession && !p.SmartDenied {
+		choices = append(choices, lmp.ApprovalChoice{Label: "Always allow", Choice: lmp.ChoiceAlways, Style: lmp.StyleSecondary})
+	}
+	return append(choices, lmp.ApprovalChoice{Label: "Deny", Choice: lmp.ChoiceDeny, Style: lmp.StyleDanger})
 }
 
 // resolveApproval is approval.resolve: the first device to claim an
@@ -145,13 +227,7 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 // approvalAck is the ack of a won approval.resolve.
 func approvalAck(a *approvalState, requestID string) scoped {
 	id := a.id
-	var taskRef, runRef *string
-	if a.task != "" {
-		taskRef = &a.task
-	}
-	if a.run != "" {
-		runRef = &a.run
-	}
+	taskRef, runRef := a.refs()
 	return scopedOf(lmp.Ack{RequestID: requestID, For: lmp.TypeApprovalResolve, ApprovalID: &id, TaskID: taskRef, RunID: runRef}, taskRef, runRef)
 }
 
@@ -160,20 +236,43 @@ func approvalAck(a *approvalState, requestID string) scoped {
 func (s *Server) announceApproval(a *approvalState, choice, decidedBy string) {
 	s.approvals.mu.Lock()
 	defer s.approvals.mu.Unlock()
+	s.announceLocked(a, choice, decidedBy)
+}
+
+func (s *Server) announceLocked(a *approvalState, choice, decidedBy string) {
 	if a.announced {
 		return
 	}
 	a.announced = true
-	var taskRef, runRef *string
-	if a.task != "" {
-		taskRef = &a.task
-	}
-	if a.run != "" {
-		runRef = &a.run
-	}
+	taskRef, runRef := a.refs()
 	// Enforces M-3: approval.resolved is published to every device, once per approval.
 	s.publish(lmp.TypeApprovalResolved, taskRef, runRef, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy})
 }
+
+// settleRunApprovals announces the run's approvals not yet resolved as
+// Hermes settles them when the turn ends: cancelled, or the choice a
+// device already passed to Hermes. Called when the run ends, with runs.mu
+// held.
+func (s *Server) settleRunApprovals(run string) {
+	t := s.approvals
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, id := range t.order {
+		a := t.byID[id]
+		if a == nil || a.run != run || a.announced {
+			continue
+		}
+		if a.claimedBy != "" {
+			s.announceLocked(a, a.claimChoice, lmp.DecidedByRemote)
+		} else {
+			s.announceLocked(a, choiceCancelled, lmp.DecidedByAgent)
+		}
+	}
+}
+
+// choiceCancelled is Hermes' outcome of an approval whose wait was cut
+// short: by /stop, or because its turn ended.
+const choiceCancelled = "cancelled"
 
 // decidedBy maps Hermes' outcome to LMP's decided_by (docs/protocol.md).
 func decidedBy(choice string, claimed bool) string {
@@ -190,26 +289,23 @@ func decidedBy(choice string, claimed bool) string {
 }
 
 // onApprovalResponse is post_approval_response (H-3). Hermes' kwargs name
-// the session, not the approval: a request_id (or approval_id) kwarg picks
-// the approval when present, otherwise the session's oldest approval not yet
-// announced, which is the one Hermes resolves first (FIFO).
+// the session and the turn, not the approval: a request_id (or
+// approval_id) kwarg picks the approval when present, otherwise the
+// session's oldest approval not yet answered, of the hook's turn when it
+// names one, which is the one Hermes resolves first (FIFO). A hook of an
+// approval that had no prompt answers none.
 func (s *Server) onApprovalResponse(k kwargs) error {
-	key, err := k.str("session_key")
+	h, err := approvalHookOf(k)
 	if err != nil {
 		return err
 	}
-	choice, err := k.str("choice")
+	v, err := k.strs("choice", "request_id", "approval_id")
 	if err != nil {
 		return err
 	}
-	id, err := k.str("request_id")
-	if err != nil {
-		return err
-	}
-	if id == "" {
-		if id, err = k.str("approval_id"); err != nil {
-			return err
-		}
+	choice, id := v[0], cmp.Or(v[1], v[2])
+	if !h.prompted() {
+		return nil
 	}
 	t := s.approvals
 	t.mu.Lock()
@@ -217,7 +313,7 @@ func (s *Server) onApprovalResponse(k kwargs) error {
 	if id != "" {
 		a = t.byID[id]
 	} else {
-		a = t.hookTargetLocked(key, choice)
+		a = t.hookTargetLocked(h.key, choice, h.turn)
 	}
 	if a == nil {
 		t.mu.Unlock()
@@ -241,11 +337,15 @@ func (s *Server) onApprovalResponse(k kwargs) error {
 // to the oldest such approval; any other outcome (a timeout, a /stop, an
 // answer on another surface) belongs to the oldest unclaimed one, which is
 // the one Hermes resolves first (FIFO).
-func (t *approvalTable) hookTargetLocked(sessionKey, choice string) *approvalState {
+func (t *approvalTable) hookTargetLocked(sessionKey, choice, turn string) *approvalState {
 	var oldestUnclaimed, oldest *approvalState
+	run := ""
+	if turn != "" {
+		run = runID(turn)
+	}
 	for _, id := range t.order {
 		c := t.byID[id]
-		if c == nil || c.sessionKey != sessionKey || c.hookSeen {
+		if c == nil || c.sessionKey != sessionKey || c.hookSeen || (run != "" && c.run != "" && c.run != run) {
 			continue
 		}
 		if c.claimedBy != "" && c.claimChoice == choice {
@@ -263,3 +363,7 @@ func (t *approvalTable) hookTargetLocked(sessionKey, choice string) *approvalSta
 	}
 	return oldest
 }
+
+// SupportsExecApprovalButtons is true: the LMP adapter shows approvals as
+// approval.required with choices (H-3), never as text.
+func (s *Server) SupportsExecApprovalButtons() bool { return true }

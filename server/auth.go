@@ -36,7 +36,7 @@ func (c *conn) handleHello(data []byte) {
 	switch {
 	case h.Token != "" && (h.DeviceID != "" || h.Credential != ""):
 		// Enforces P-6: a token sent with a device identity is refused, not consumed (note 9).
-		c.log.Info("hello refused: token with identity", "token", lmp.Fingerprint(h.Token), "device", h.DeviceID)
+		c.log.Info("hello refused: token with identity", "token", lmp.Fingerprint(h.Token), "device", lmp.Shorten(h.DeviceID))
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeTokenWithIdentity, "a pairing token pairs a new device only: send either token or device_id+credential")
 	case h.Token != "":
 		// Enforces P-3: a hello with token (and no identity) pairs a new device.
@@ -81,7 +81,7 @@ func (c *conn) pair(h lmp.Hello) {
 	}
 	d := &device{rec: rec, idem: newIdemWindow(s.cfg.RequestIDWindow)}
 	s.devices[rec.ID] = d
-	c.log.Info("device paired", "device", rec.ID, "model", rec.Model, "token", fp, "credential", lmp.Fingerprint(cred))
+	c.log.Info("device paired", "device", rec.ID, "model", lmp.Shorten(rec.Model), "token", fp, "credential", lmp.Fingerprint(cred))
 	c.goLiveLocked(d, &cred, nil)
 }
 
@@ -100,7 +100,7 @@ func (c *conn) authenticate(h lmp.Hello) {
 	ok := credentialMatches(stored, h.Credential) && d != nil // constant-time compare
 	switch {
 	case !ok:
-		c.log.Info("authentication refused", "device", h.DeviceID, "credential", lmp.Fingerprint(h.Credential))
+		c.log.Info("authentication refused", "device", lmp.Shorten(h.DeviceID), "credential", lmp.Fingerprint(h.Credential))
 		c.fail(lmp.ClosePolicyViolation, lmp.CodeInvalidCredential, "unknown device or wrong credential")
 		return
 	case d.revoked:

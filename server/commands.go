@@ -29,7 +29,11 @@ func (c *conn) idempotent(ctx context.Context, requestID string, exec func(conte
 }
 
 func scopedOf(p lmp.Payload, taskID, runID *string) scoped {
-	raw, _ := json.Marshal(p)
+	raw, err := encodePayload(p, taskID, runID)
+	if err != nil {
+		raw, _ = json.Marshal(lmp.Error{Code: lmp.CodeInternal, Message: "the reply could not be encoded: " + err.Error()})
+		return scoped{typ: lmp.TypeError, payload: raw}
+	}
 	return scoped{typ: p.FrameType(), taskID: taskID, runID: runID, payload: raw}
 }
 
@@ -49,12 +53,24 @@ func (c *conn) cmdSessionSend(ctx context.Context, f lmp.ClientFrame) {
 		ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 		defer cancel()
 		// Enforces F-5: session.send becomes handle_message into the task's chat (a new task without task_id).
-		if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, p.Text, p.RequestID)); err != nil {
-			c.log.Warn("handle_message failed", "task", task, "err", err)
+		if err := c.handleMessage(ctx, task, p.Text, p.RequestID); err != nil {
+			c.log.Warn("handle_message failed", "task", lmp.Shorten(task), "err", err)
 			return errorResult(lmp.CodeHermesUnavailable, "Hermes did not take the message: "+err.Error(), p.RequestID)
 		}
 		return scopedOf(lmp.Ack{RequestID: p.RequestID, For: lmp.TypeSessionSend, TaskID: &task}, &task, nil)
 	})
+}
+
+// handleMessage hands a message from this device in the task's chat to
+// handle_message. The message is noted first, so that its turn's
+// pre_llm_call links the turn's Hermes session to the chat (note 18).
+func (c *conn) handleMessage(ctx context.Context, task, text, messageID string) error {
+	forget := c.s.noteInbound(task, text, c.dev.rec.ID)
+	err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, text, messageID))
+	if err != nil {
+		forget()
+	}
+	return err
 }
 
 // messageEvent builds what build_source and MessageEvent carry for a
@@ -63,16 +79,17 @@ func (c *conn) messageEvent(task, text, messageID string) MessageEvent {
 	return MessageEvent{
 		Text: text, MessageType: "text", MessageID: messageID, Timestamp: time.Now(),
 		Source: SessionSource{
-			Platform: "loomi", ChatID: task, ChatName: task, ChatType: "dm",
+			Platform: Platform, ChatID: task, ChatName: task, ChatType: "dm",
 			UserID: c.dev.rec.ID, UserName: c.dev.rec.Model,
 		},
 	}
 }
 
-// cmdInterrupt serves run.cancel (F-6) and run.pause (F-7). Hermes turns
-// cannot be suspended: pause is the same /stop, keeping the session so the
-// task stays live. The run then ends with run.completed{cancelled} from
-// agent_loop_stopped.
+// cmdInterrupt serves run.cancel (F-6) and run.pause (F-7) with the
+// inbound message /stop, as a user of any platform stops a turn. Hermes
+// turns cannot be suspended: pause is the same /stop, keeping the session
+// so the task stays live. The run then ends with run.completed{cancelled}
+// when Hermes reports the stop.
 func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 	var p struct {
 		RunID string `json:"run_id"`
@@ -90,8 +107,8 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
-	// Enforces F-6: run.cancel (and run.pause) interrupts the turn through the gateway's /stop.
-	if err := c.s.hermes.InterruptSession(ctx, SessionKeyPrefix+task, task); err != nil {
+	// Enforces F-6: run.cancel (and run.pause) interrupts the turn with the inbound message /stop.
+	if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, StopCommand, randomID("stop_"))); err != nil {
 		c.log.Warn("interrupt failed", "run", p.RunID, "err", err)
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not interrupt the run: "+err.Error(), "")
 	}
@@ -110,7 +127,7 @@ func (c *conn) cmdResume(ctx context.Context, f lmp.ClientFrame) {
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
 	// Enforces F-7: run.resume injects "continue"; pause is /stop keeping the session (package doc says so).
-	if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, "continue", randomID("resume_"))); err != nil {
+	if err := c.handleMessage(ctx, task, "continue", randomID("resume_")); err != nil {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not take the continue message: "+err.Error(), "")
 	}
 }
@@ -127,7 +144,12 @@ func (c *conn) cmdApprovalResolve(ctx context.Context, f lmp.ClientFrame) {
 // maxTaskList caps task.list's limit.
 const maxTaskList = 200
 
-// cmdTaskList answers task.list from the session store, read-only (F-9).
+// cmdTaskList answers task.list from the session store, read-only (F-9):
+// the Loomi sessions, one row per chat (note 18). A chat that Hermes rolled
+// over to new sessions is one row: its newest session's, with the chat's
+// first start, its messages summed and its latest activity. A session
+// linked to no chat (one from before the adapter started) is a row of its
+// own, named by its session id.
 func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 	p, _ := lmp.DecodePayload[lmp.TaskList](f.Type, f.Payload)
 	limit := 20
@@ -138,21 +160,16 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 	if filter == "" {
 		filter = lmp.StatusFilterAll
 	}
-	ask := limit
-	if filter != lmp.StatusFilterAll {
-		ask = maxTaskList // filter after reading: ask for enough rows
-	}
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
 	// Enforces F-9: task.list is answered from list_sessions_rich, read-only, honouring limit and status_filter.
-	rows, err := c.s.hermes.ListSessions(ctx, ListSessionsOptions{Limit: ask})
+	rows, err := c.s.hermes.ListSessions(ctx, ListSessionsOptions{Source: Platform, Limit: maxTaskList})
 	if err != nil {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not list sessions: "+err.Error(), p.RequestID)
 		return
 	}
 	tasks := make([]lmp.Task, 0, min(len(rows), limit))
-	for _, r := range rows {
-		t := taskOf(r)
+	for _, t := range c.s.tasksOf(rows) {
 		if filter != lmp.StatusFilterAll && t.Status != filter {
 			continue
 		}
@@ -162,6 +179,29 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 		tasks = append(tasks, t)
 	}
 	c.send(lmp.TaskListResult{RequestID: p.RequestID, Tasks: tasks}, nil, nil)
+}
+
+// tasksOf folds session rows, newest first, into one task per chat.
+func (s *Server) tasksOf(rows []SessionRow) []lmp.Task {
+	var tasks []lmp.Task
+	at := map[string]int{} // task id → its index in tasks
+	for _, r := range rows {
+		t := taskOf(r)
+		if chat, ok := s.runs.chatOfSession(r.ID); ok {
+			t.TaskID = chat
+		}
+		i, seen := at[t.TaskID]
+		if !seen {
+			at[t.TaskID] = len(tasks)
+			tasks = append(tasks, t)
+			continue
+		}
+		merged := &tasks[i] // the chat's newer session
+		merged.StartedAt = min(merged.StartedAt, t.StartedAt)
+		merged.LastActive = max(merged.LastActive, t.LastActive)
+		merged.MessageCount += t.MessageCount
+	}
+	return tasks
 }
 
 // taskOf maps a session row: live while ended_at is null.

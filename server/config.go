@@ -25,6 +25,16 @@ type Config struct {
 	// PingInterval (T-4), PongTimeout (T-5), AuthTimeout (S-4) and PairTTL
 	// (P-5) default to lmp.Default*.
 	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
+	// ApprovalTimeout is how long Hermes waits for an approval (its
+	// approvals.timeout, lmp.DefaultApprovalTimeout by default).
+	// approval.required's deadline_ts is derived from it: Hermes gives
+	// only a monotonic expiry.
+	ApprovalTimeout time.Duration
+	// FinalReplyWait (DefaultFinalReplyWait) is how long a turn Hermes
+	// reported completed waits for its final reply through send();
+	// RunIdleTimeout (DefaultRunIdleTimeout) ends a run none of whose
+	// hooks came for that long (note 17).
+	FinalReplyWait, RunIdleTimeout time.Duration
 	// MissedPongs (T-5), ReplayWindow (E-5), RequestIDWindow (I-1) and
 	// SendQueue default to 3, 512, 256, 256. ReplayWindow is also how far
 	// a connection may fall behind before it is a slow consumer (1013).
@@ -73,6 +83,9 @@ func (c *Config) applyDefaults() error {
 	setDur(&c.PongTimeout, lmp.DefaultPongTimeout)
 	setDur(&c.AuthTimeout, lmp.DefaultAuthTimeout)
 	setDur(&c.PairTTL, lmp.DefaultPairTTL)
+	setDur(&c.ApprovalTimeout, lmp.DefaultApprovalTimeout)
+	setDur(&c.FinalReplyWait, DefaultFinalReplyWait)
+	setDur(&c.RunIdleTimeout, DefaultRunIdleTimeout)
 	setInt(&c.MissedPongs, lmp.DefaultMissedPongs)
 	setInt(&c.ReplayWindow, lmp.DefaultReplayWindow)
 	setInt(&c.RequestIDWindow, lmp.DefaultRequestIDWindow)

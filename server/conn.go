@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"math"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -16,15 +17,27 @@ import (
 )
 
 // writeTimeout bounds one frame write; a peer that cannot take a frame in
-// that time is dropped.
+// that time is dropped (writeWatch: within 1.5 × writeTimeout).
 const writeTimeout = 10 * time.Second
+
+// maxKeptFrame is the largest frame buffer a writer keeps for the next
+// frame; a larger one, left by a large event, is let go after its write so
+// that a connection does not hold it while idle.
+const maxKeptFrame = 64 << 10
 
 // fatalWriteTimeout bounds the write of the error that precedes a close.
 const fatalWriteTimeout = time.Second
 
-// killGrace bounds how long a fatal close may take before the TCP
-// connection is dropped.
+// killGrace bounds the close handshake of a fatal close.
 const killGrace = 2 * time.Second
+
+// closeBound bounds a fatal close from the moment it is decided until the
+// TCP connection is closed, whatever the peer does: the frame being
+// written may take writeTimeout (a slow peer that still reads gets it,
+// then the error and the close frame), the error fatalWriteTimeout, the
+// close handshake killGrace. A peer that reads nothing meanwhile gets the
+// TCP close alone: nothing else can reach it.
+const closeBound = writeTimeout + fatalWriteTimeout + killGrace
 
 // fetchBatch is how many events the writer takes from the shared log at a
 // time. The events of a batch are held by the connection until written, so
@@ -72,6 +85,11 @@ type conn struct {
 	cursor int64
 	batch  []*event
 	buf    []*event // batch's storage, reused
+	// frame is the buffer each event is rendered into, reused from frame
+	// to frame: a delivery allocates nothing.
+	frame []byte
+	// watch drops the connection when a write is stuck for writeTimeout.
+	watch writeWatch
 }
 
 // scoped is a connection-scoped frame (note 2): rendered by the writer with
@@ -138,6 +156,8 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 		cursor: -1,
 	}
 	c.limit.Store(math.MaxInt64) // not live: no event can leave it behind
+	c.watch.timeout = writeTimeout
+	c.watch.stuck = c.writeStuck
 	return c
 }
 
@@ -146,7 +166,7 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 // bounded by the connection's life (and the writer's writeTimeout). It
 // reports whether the item was queued.
 func (c *conn) push(it outItem, mode pushMode) bool {
-	it.mark = c.s.lastG.Load()
+	it.mark = c.s.events.published()
 	for {
 		if c.dead.Load() {
 			return false
@@ -218,7 +238,7 @@ func (c *conn) offer(p lmp.Payload, taskID, runID *string) bool {
 }
 
 func (c *conn) sendMode(p lmp.Payload, taskID, runID *string, mode pushMode) bool {
-	raw, err := json.Marshal(p)
+	raw, err := encodePayload(p, taskID, runID)
 	if err != nil {
 		c.log.Error("encode frame", "type", p.FrameType(), "err", err)
 		return false
@@ -246,8 +266,10 @@ func (c *conn) failWith(k killReq) {
 		c.kill <- k
 		close(c.dying)
 		// A peer that reads nothing can hold the writer in a blocked write
-		// or the close handshake; it is dropped after killGrace.
-		time.AfterFunc(killGrace, func() { c.ws.CloseNow() })
+		// or the close handshake; it is dropped after closeBound. Not
+		// sooner: a writer stuck behind a slow peer that still reads must
+		// finish its frame and send the close, or the peer sees a bare EOF.
+		time.AfterFunc(closeBound, func() { c.ws.CloseNow() })
 	})
 }
 
@@ -255,6 +277,8 @@ func (c *conn) failWith(k killReq) {
 // checked between any two frames.
 func (c *conn) writeLoop() {
 	defer close(c.wrote)
+	defer c.watch.stop()
+	yielded := false
 	for {
 		select {
 		case k := <-c.kill:
@@ -270,8 +294,19 @@ func (c *conn) writeLoop() {
 			return
 		}
 		if wrote {
+			yielded = false
 			continue
 		}
+		if !yielded {
+			// Look once more after letting the publisher run: a writer
+			// that parks between two events of a burst costs a park and a
+			// wake-up per frame, more than the frame's write.
+			yielded = true
+			runtime.Gosched()
+			continue
+		}
+		yielded = false
+		c.watch.idle()
 		select {
 		case k := <-c.kill:
 			c.writeFatal(k)
@@ -280,7 +315,16 @@ func (c *conn) writeLoop() {
 		case <-c.gone:
 			return
 		}
+		c.watch.wake()
 	}
+}
+
+// writeStuck drops a connection whose peer took no frame for writeTimeout:
+// the stuck write then fails and the writer ends.
+func (c *conn) writeStuck() {
+	c.log.Debug("write stuck: dropping the connection", "timeout", writeTimeout)
+	c.dead.Store(true)
+	c.ws.CloseNow()
 }
 
 // writeNext writes the next frame due, if any: the oldest queued reply once
@@ -333,8 +377,6 @@ func (c *conn) fetch() bool {
 	if c.buf == nil {
 		c.buf = make([]*event, 0, fetchBatch)
 	}
-	s.logMu.RLock()
-	defer s.logMu.RUnlock()
 	evs, ok := s.events.after(c.cursor, c.buf[:0])
 	if !ok {
 		return false
@@ -361,7 +403,12 @@ func (c *conn) writeItem(it outItem) error {
 // writeEvent writes a durable event with the device's seq (E-2).
 func (c *conn) writeEvent(ev *event) error {
 	c.seq = ev.g - c.base
-	return c.writeRaw(ev.render(c.base))
+	c.frame = ev.appendTo(c.frame[:0], c.base)
+	err := c.writeRaw(context.Background(), c.frame)
+	if cap(c.frame) > maxKeptFrame {
+		c.frame = nil
+	}
+	return err
 }
 
 // writeScoped renders a connection-scoped frame with the connection's
@@ -375,13 +422,16 @@ func (c *conn) writeScoped(f scoped) error {
 	if err != nil {
 		return err
 	}
-	return c.writeRaw(raw)
+	return c.writeRaw(context.Background(), raw)
 }
 
-func (c *conn) writeRaw(b []byte) error {
-	ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
-	defer cancel()
-	return c.ws.Write(ctx, websocket.MessageText, b)
+// writeRaw writes one text frame; every frame the server sends passes
+// here. Frame writes take context.Background(), for which coder/websocket
+// sets up no timer or context: writeWatch bounds them instead.
+func (c *conn) writeRaw(ctx context.Context, b []byte) error {
+	err := c.ws.Write(ctx, websocket.MessageText, b)
+	c.watch.wrote()
+	return err
 }
 
 // writeFatal writes the fatal error, then closes with its code.
@@ -397,10 +447,12 @@ func (c *conn) writeFatal(k killReq) {
 				V: lmp.Version, Seq: c.seq, TS: lmp.Timestamp(time.Now()), Type: lmp.TypeError,
 				EventID: lmp.EventID(c.seq), Payload: raw,
 			})
-			_ = c.ws.Write(ctx, websocket.MessageText, f)
+			_ = c.writeRaw(ctx, f)
 			cancel()
 		}
 	}
 	c.log.Info("closing connection", "code", int(k.code), "reason", k.errCode)
+	hard := time.AfterFunc(killGrace, func() { c.ws.CloseNow() })
 	_ = c.ws.Close(k.code, k.errCode)
+	hard.Stop()
 }

@@ -13,7 +13,9 @@
 //     the global index at its pairing, so every paired, non-revoked device
 //     gets every event, online or not (note 3), at no per-device cost. The
 //     global high-water mark is leased from the store 1024 numbers at a
-//     time, so seq never repeats after a crash (note 4); a clean shutdown
+//     time, so seq never repeats after a crash (note 4); the next block is
+//     reserved in the background when half of one is used, so publishing
+//     waits for the disk only when events outrun it. A clean shutdown
 //     records the exact mark.
 //   - Connection-scoped frames (hello.ok, error, ping, pong, ack,
 //     task.list.result) carry the seq of the last durable frame written to

@@ -2,15 +2,19 @@ package server
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // event is one durable event (note 2) in the shared log. Everything but seq
-// and event_id is the same for every device, so it is encoded once, and each
-// device's envelope is spliced together at send time (E-1, E-3).
+// and event_id is the same for every device, so it is encoded once, when
+// published, and each device's frame is spliced together from it at send
+// time into the connection's reused buffer (E-1, E-3): a delivery
+// allocates nothing.
 type event struct {
 	g    int64  // global index; a device's seq is g - device base (E-2)
 	typ  string // frame type, for logs and tests
@@ -21,41 +25,80 @@ type event struct {
 var eventHead = []byte(`{"v":1,"seq":`)
 
 func newEvent(typ string, ts time.Time, taskID, runID *string, payload json.RawMessage) *event {
-	// Enforces T-7: an event's ts is lmp.Timestamp, float epoch seconds (UTC); writeScoped uses the same.
-	tsRaw, _ := json.Marshal(lmp.Timestamp(ts))
-	typRaw, _ := json.Marshal(typ)
-	taskRaw, _ := json.Marshal(taskID)
-	runRaw, _ := json.Marshal(runID)
 	// Enforces E-1: every durable frame carries v, seq, ts, type, task_id and run_id (null when absent), event_id and payload.
 	// Connection-scoped frames get the same fields from lmp.Frame in writeScoped.
-	mid := make([]byte, 0, 64+len(typRaw)+len(taskRaw)+len(runRaw))
-	mid = append(mid, `,"ts":`...)
-	mid = append(mid, tsRaw...)
-	mid = append(mid, `,"type":`...)
-	mid = append(mid, typRaw...)
-	mid = append(mid, `,"task_id":`...)
-	mid = append(mid, taskRaw...)
-	mid = append(mid, `,"run_id":`...)
-	mid = append(mid, runRaw...)
-	mid = append(mid, `,"event_id":"e_`...)
-	tail := make([]byte, 0, len(payload)+16)
-	tail = append(tail, `","payload":`...)
-	tail = append(tail, payload...)
-	tail = append(tail, '}')
-	return &event{typ: typ, mid: mid, tail: tail}
+	buf := make([]byte, 0, 96+len(typ)+strLen(taskID)+strLen(runID)+len(payload))
+	buf = append(buf, `,"ts":`...)
+	// Enforces T-7: an event's ts is lmp.Timestamp, float epoch seconds (UTC); writeScoped uses the same.
+	buf = appendJSON(buf, lmp.Timestamp(ts))
+	buf = append(buf, `,"type":`...)
+	buf = appendJSON(buf, typ)
+	buf = append(buf, `,"task_id":`...)
+	buf = appendJSON(buf, taskID)
+	buf = append(buf, `,"run_id":`...)
+	buf = appendJSON(buf, runID)
+	buf = append(buf, `,"event_id":"e_`...)
+	k := len(buf)
+	buf = append(buf, `","payload":`...)
+	buf = append(buf, payload...)
+	buf = append(buf, '}')
+	return &event{typ: typ, mid: buf[:k:k], tail: buf[k:]}
 }
 
-// render returns the frame as the device with the given base sees it.
-func (e *event) render(base int64) []byte {
-	seq := strconv.AppendInt(nil, e.g-base, 10)
-	out := make([]byte, 0, len(eventHead)+2*len(seq)+len(e.mid)+len(e.tail))
-	out = append(out, eventHead...)
-	out = append(out, seq...)
-	out = append(out, e.mid...)
+func strLen(s *string) int {
+	if s == nil {
+		return 0
+	}
+	return len(*s)
+}
+
+// appendJSON appends v encoded as encoding/json encodes it. The values of
+// an envelope (a ts, plain ASCII names and ids, null) are appended
+// directly; anything else goes through json.Marshal.
+func appendJSON[T float64 | string | *string](dst []byte, v T) []byte {
+	switch v := any(v).(type) {
+	case float64:
+		if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
+			return strconv.AppendFloat(dst, v, 'f', -1, 64) // encoding/json's format in this range
+		}
+	case *string:
+		if v == nil {
+			return append(dst, "null"...)
+		}
+		return appendJSON(dst, *v)
+	case string:
+		if plainJSONString(v) {
+			dst = append(dst, '"')
+			dst = append(dst, v...)
+			return append(dst, '"')
+		}
+	}
+	raw, _ := json.Marshal(v)
+	return append(dst, raw...)
+}
+
+// plainJSONString reports whether s encodes as itself between quotes:
+// printable ASCII that encoding/json neither escapes nor HTML-escapes.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
+}
+
+// appendTo appends the frame as the device with the given base sees it.
+func (e *event) appendTo(dst []byte, base int64) []byte {
+	dst = append(dst, eventHead...)
+	from := len(dst)
+	dst = strconv.AppendInt(dst, e.g-base, 10)
+	seq := dst[from:]
+	dst = append(dst, e.mid...)
 	// Enforces E-3: event_id is rendered from the same seq, as "e_<seq>".
-	out = append(out, seq...)
-	out = append(out, e.tail...)
-	return out
+	dst = append(dst, seq...)
+	return append(dst, e.tail...)
 }
 
 // eventLog is the one replay buffer shared by every device (E-5, note 3):
@@ -63,40 +106,59 @@ func (e *event) render(base int64) []byte {
 // device gets every event, so the last N global events are the last N
 // events of each device, and memory does not grow with the number of
 // devices.
+//
+// Appending (under Server.mu) and reading (connection writers, without a
+// lock) meet only in atomics: each slot is an atomic pointer and top is
+// the newest index readable. A reader that finds in a slot an event other
+// than the one it asked for knows it was overwritten: its cursor fell out
+// of the window.
 type eventLog struct {
-	ring []*event
-	n    int   // events held
-	last int64 // global index of the newest event ever appended
+	ring []atomic.Pointer[event]
+	n    int   // events held (Server.mu)
+	last int64 // global index of the newest event ever appended (Server.mu)
+	top  atomic.Int64
 }
 
-func newEventLog(window int, last int64) eventLog {
-	return eventLog{ring: make([]*event, window), last: last}
+func newEventLog(window int, last int64) *eventLog {
+	l := &eventLog{ring: make([]atomic.Pointer[event], window), last: last}
+	l.top.Store(last)
+	return l
 }
 
 // add appends e as global index last+1.
 func (l *eventLog) add(e *event) {
 	// Enforces E-2: global indices only grow, so each device's seq (g - Base) increases strictly.
-	// The persisted lease (extendLeaseLocked) keeps them from repeating after a restart.
+	// The persisted lease (seqLease, reserveLocked) keeps them from repeating after a restart.
 	l.last++
 	e.g = l.last
-	l.ring[int(l.last%int64(len(l.ring)))] = e
+	l.ring[l.slot(e.g)].Store(e)
 	if l.n < len(l.ring) {
 		l.n++
 	}
+	l.top.Store(e.g) // after the slot: a reader that sees top sees the event
 }
+
+func (l *eventLog) slot(g int64) int { return int(g % int64(len(l.ring))) }
+
+// published is the global index of the newest event, readable without a
+// lock.
+func (l *eventLog) published() int64 { return l.top.Load() }
 
 // oldest is the global index of the oldest event held (last+1 when empty).
 func (l *eventLog) oldest() int64 { return l.last - int64(l.n) + 1 }
 
 // after appends to dst, up to its capacity, the held events with a global
 // index above g, oldest first; false when the event after g was already
-// dropped from the ring (a cursor that fell out of the window).
+// dropped from the ring (a cursor that fell out of the window). It takes
+// no lock.
 func (l *eventLog) after(g int64, dst []*event) ([]*event, bool) {
-	if g+1 < l.oldest() {
-		return dst, false
-	}
-	for x := g + 1; x <= l.last && len(dst) < cap(dst); x++ {
-		dst = append(dst, l.ring[int(x%int64(len(l.ring)))])
+	top := l.top.Load()
+	for x := g + 1; x <= top && len(dst) < cap(dst); x++ {
+		e := l.ring[l.slot(x)].Load()
+		if e == nil || e.g != x {
+			return dst, false // overwritten (or lost in a restart)
+		}
+		dst = append(dst, e)
 	}
 	return dst, true
 }
@@ -111,7 +173,7 @@ func (l *eventLog) since(after int64) (evs []*event, complete bool) {
 		from = l.oldest()
 	}
 	for g := from; g <= l.last; g++ {
-		evs = append(evs, l.ring[int(g%int64(len(l.ring)))])
+		evs = append(evs, l.ring[l.slot(g)].Load())
 	}
 	return evs, complete
 }

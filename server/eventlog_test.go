@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -32,10 +33,53 @@ func TestEventLogIsBoundedAndOrdered(t *testing.T) { // E-5, E-6
 	}
 	// Per-device rendering: seq and event_id follow the device's base.
 	var f lmp.Frame
-	if err := json.Unmarshal(evs[0].render(100), &f); err != nil {
+	if err := json.Unmarshal(evs[0].appendTo(nil, 100), &f); err != nil {
 		t.Fatal(err)
 	}
 	if f.Seq != 7 || f.EventID != "e_7" || f.Type != lmp.TypeNotification || f.TaskID != nil || f.V != 1 {
 		t.Fatalf("rendered %+v", f)
+	}
+}
+
+// TestEventLogReadersWithoutLock appends while readers take events through
+// their cursors without a lock, as connection writers do: each reader gets
+// every index in order until it falls out of the window, and never an
+// event other than the one it asked for (run with -race).
+func TestEventLogReadersWithoutLock(t *testing.T) {
+	const window, total = 64, 20000
+	l := newEventLog(window, 0)
+	done := make(chan string, 4)
+	for r := range 4 {
+		go func() {
+			cursor, buf := int64(0), make([]*event, 0, 32)
+			for cursor < total {
+				evs, ok := l.after(cursor, buf[:0])
+				for _, e := range evs {
+					if e.g != cursor+1 {
+						done <- fmt.Sprintf("reader %d: got index %d after %d", r, e.g, cursor)
+						return
+					}
+					cursor = e.g
+				}
+				if !ok {
+					if l.published()-cursor < window {
+						done <- fmt.Sprintf("reader %d: told it fell out at %d, only %d behind", r, cursor, l.published()-cursor)
+						return
+					}
+					cursor = l.published() // a slow consumer reconnects at the head
+				}
+			}
+			done <- ""
+		}()
+	}
+	ev := newEvent(lmp.TypeNotification, time.Now(), nil, nil, json.RawMessage(`{}`))
+	for range total {
+		e := *ev
+		l.add(&e)
+	}
+	for range 4 {
+		if msg := <-done; msg != "" {
+			t.Fatal(msg)
+		}
 	}
 }

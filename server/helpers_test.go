@@ -75,28 +75,41 @@ func (h *fakeHermes) ResolveGatewayApproval(ctx context.Context, sessionKey, cho
 }
 
 func (h *fakeHermes) HandleMessage(ctx context.Context, ev server.MessageEvent) error {
-	return h.record("handle_message", map[string]any{"text": ev.Text, "chat_id": ev.Source.ChatID, "user_id": ev.Source.UserID})
-}
-
-func (h *fakeHermes) InterruptSession(ctx context.Context, sessionKey, chatID string) error {
-	if err := h.record("interrupt_session_activity", map[string]any{"session_key": sessionKey, "chat_id": chatID}); err != nil {
+	if err := h.record("handle_message", map[string]any{"text": ev.Text, "chat_id": ev.Source.ChatID, "user_id": ev.Source.UserID}); err != nil {
 		return err
 	}
-	h.adapter.Hook(ctx, "agent_loop_stopped", map[string]any{"session_key": sessionKey, "platform": "loomi", "reason": "stop"})
+	if ev.Text == server.StopCommand {
+		// The gateway's /stop: interrupt_session_activity, then agent_loop_stopped.
+		key := server.SessionKeyPrefix + ev.Source.ChatID
+		h.adapter.InterruptSessionActivity(ctx, key, ev.Source.ChatID)
+		h.adapter.Hook(ctx, "agent_loop_stopped", map[string]any{"session_key": key, "platform": "loomi", "reason": "stop", "invalidation_reason": "stop_command"})
+	}
 	return nil
 }
 
 func (h *fakeHermes) ListSessions(ctx context.Context, opts server.ListSessionsOptions) ([]server.SessionRow, error) {
-	if err := h.record("list_sessions_rich", map[string]any{"limit": opts.Limit}); err != nil {
+	if err := h.record("list_sessions_rich", map[string]any{"limit": opts.Limit, "source": opts.Source}); err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := len(h.sessions)
-	if opts.Limit > 0 && opts.Limit < n {
-		n = opts.Limit
+	var rows []server.SessionRow
+	for _, r := range h.sessions {
+		if opts.Source == "" || r.Source == opts.Source {
+			rows = append(rows, r)
+		}
 	}
-	return append([]server.SessionRow(nil), h.sessions[:n]...), nil
+	if opts.Limit > 0 && opts.Limit < len(rows) {
+		rows = rows[:opts.Limit]
+	}
+	return rows, nil
+}
+
+// setSessions replaces the session store's rows, newest first.
+func (h *fakeHermes) setSessions(rows ...server.SessionRow) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sessions = rows
 }
 
 // askApproval plays the gateway asking for an approval.
@@ -109,8 +122,7 @@ func (h *fakeHermes) askApproval(t *testing.T, task, requestID string) {
 	h.adapter.Hook(context.Background(), "pre_approval_request", map[string]any{"session_key": key, "command": "rm -rf /tmp/x"})
 	err := h.adapter.SendExecApprovalPrompt(context.Background(), server.ExecApprovalPrompt{
 		ChatID: task, Command: "rm -rf /tmp/x", SessionKey: key, RequestID: requestID,
-		Deadline: time.Now().Add(time.Minute),
-		Choices:  []server.PromptAction{{"Once", "once", "primary"}, {"Deny", "deny", "danger"}},
+		SmartDenied: true, // offers once and deny
 	})
 	if err != nil {
 		t.Fatal(err)

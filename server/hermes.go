@@ -5,6 +5,11 @@ import (
 	"time"
 )
 
+// The Hermes boundary has two directions, as in the real gateway: Hermes
+// is what the platform adapter calls in Hermes, Adapter is what Hermes
+// calls in the platform adapter (plugin hooks and the methods of
+// gateway/platforms/base.py). Names follow Hermes' own.
+
 // Hermes is the server's boundary to the Hermes gateway: the calls the
 // platform adapter makes into Hermes. It mirrors the real interfaces named
 // in §7 of the spec (H-5, H-6); package mockhermes implements it, and a
@@ -23,17 +28,20 @@ type Hermes interface {
 	ResolveGatewayApproval(ctx context.Context, sessionKey, choice string, resolveAll bool, reason, requestID string) (int, error)
 
 	// HandleMessage is BasePlatformAdapter.handle_message (F-5): it injects
-	// a user message. A busy session queues it.
+	// an inbound user message. A message to a busy session interrupts its
+	// running turn by default. "/stop" is such a message too: the gateway
+	// then interrupts the turn, calls the adapter's
+	// InterruptSessionActivity, cancels a waiting approval and fires
+	// agent_loop_stopped (F-6).
 	HandleMessage(ctx context.Context, ev MessageEvent) error
 
-	// InterruptSession is the gateway's /stop path (F-6): it interrupts the
-	// session's running turn and releases a waiting approval as cancelled.
-	InterruptSession(ctx context.Context, sessionKey, chatID string) error
-
 	// ListSessions is the session store's list_sessions_rich (F-9),
-	// read-only.
+	// read-only. Rows of every platform come back unless Source is set.
 	ListSessions(ctx context.Context, opts ListSessionsOptions) ([]SessionRow, error)
 }
+
+// StopCommand is the inbound message that stops a session's running turn.
+const StopCommand = "/stop"
 
 // MessageEvent is Hermes' MessageEvent as the adapter builds it for
 // handle_message.
@@ -79,54 +87,70 @@ type SessionRow struct {
 	LastActive   time.Time
 }
 
+// Platform is the name of the LMP platform in Hermes: the source of its
+// sessions and the surface of its turns' stream hooks.
+const Platform = "loomi"
+
 // SessionKeyPrefix is the gateway session key of the LMP platform's DM
-// chats: the key of task T is SessionKeyPrefix + T.
-const SessionKeyPrefix = "agent:main:loomi:dm:"
+// chats: the key of chat C is SessionKeyPrefix + C.
+const SessionKeyPrefix = "agent:main:" + Platform + ":dm:"
 
 // Adapter is what Hermes calls on the platform adapter: plugin hooks and the
 // adapter methods of gateway/platforms/base.py. *Server implements it.
 type Adapter interface {
 	// Hook delivers a plugin hook by its real name with its keyword
-	// arguments (on_stream_start, on_stream_delta, on_stream_end,
-	// on_interim_message, pre_tool_call, post_tool_call,
-	// pre_approval_request, post_approval_response, agent_loop_stopped).
-	// Arguments arrive as decoded JSON would (numbers as float64); a
-	// malformed hook is dropped with a log line, never a panic. Unknown
-	// hook names are ignored.
+	// arguments: pre_llm_call, on_stream_start, on_stream_delta,
+	// on_stream_end, on_interim_message, pre_tool_call, post_tool_call,
+	// pre_approval_request, post_approval_response, agent_loop_stopped,
+	// on_session_end. Hooks are process-wide: they include turns of other
+	// platforms and of subagents. Arguments arrive as decoded JSON would
+	// (numbers as float64); a malformed hook is dropped with a log line,
+	// never a panic. Unknown hook names are ignored.
 	Hook(ctx context.Context, name string, kwargs map[string]any)
 
-	// SendExecApprovalPrompt is the adapter's _send_exec_approval_prompt
-	// (H-3): it shows an approval to every device as approval.required.
+	// SupportsExecApprovalButtons is supports_exec_approval_buttons(): when
+	// true the gateway asks for approvals through SendExecApprovalPrompt,
+	// otherwise as plain text through Send with
+	// metadata["is_approval_prompt"] = true.
+	SupportsExecApprovalButtons() bool
+
+	// SendExecApprovalPrompt is the adapter's send_exec_approval (H-3): it
+	// shows an approval to every device as approval.required. An error
+	// makes the gateway fall back to a text prompt through Send.
 	SendExecApprovalPrompt(ctx context.Context, p ExecApprovalPrompt) error
 
-	// Send is the adapter's outbound send() (H-4): cron results, background
-	// output, board updates and gateway notices, which become notification
-	// frames.
+	// Send is the adapter's outbound send() (H-4). It carries every turn's
+	// final reply (metadata["notify"] = true) as well as cron results,
+	// background output, board updates, approval text fallbacks and
+	// gateway notices. Hermes passes no category, title or source.
 	Send(ctx context.Context, chatID, content string, metadata map[string]any) SendResult
+
+	// InterruptSessionActivity is interrupt_session_activity: the gateway
+	// calls it when it stops a session's turn (on /stop), so that the
+	// adapter can stop whatever it shows for that session.
+	InterruptSessionActivity(ctx context.Context, sessionKey, chatID string)
 }
 
-// ExecApprovalPrompt is what send_exec_approval hands the adapter.
+// ExecApprovalPrompt is what send_exec_approval hands the adapter. Hermes
+// gives neither a run id nor a wall-clock deadline: the adapter finds the
+// run through the approval hooks' turn_id and derives the deadline from the
+// configured approval timeout.
 type ExecApprovalPrompt struct {
 	ChatID      string
 	Command     string
 	SessionKey  string
 	Description string
-	// Choices are the offered actions, already narrowed by
-	// allow_permanent, allow_session and smart_denied.
-	Choices     []PromptAction
+	Metadata    map[string]any
+	// AllowPermanent and AllowSession narrow the offered choices: without
+	// them "always" and "session" are not offered. Hermes defaults both to
+	// true.
+	AllowPermanent, AllowSession bool
+	// SmartDenied says the auxiliary model denied the command; the human
+	// may still override it (once or deny only).
 	SmartDenied bool
 	// RequestID is Hermes' id of the pending approval; the server uses it
 	// as the LMP approval_id and passes it back to ResolveGatewayApproval.
 	RequestID string
-	// Deadline is when Hermes stops waiting and times the approval out.
-	Deadline time.Time
-	// RunID is the turn the approval belongs to, when Hermes knows it.
-	RunID string
-}
-
-// PromptAction is one (label, choice, style) action of an approval prompt.
-type PromptAction struct {
-	Label, Choice, Style string
 }
 
 // SendResult is the adapter's answer to send().

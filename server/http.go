@@ -19,6 +19,41 @@ const (
 	PathDeviceRevoke = "/internal/devices/{id}/revoke" // POST: DeviceStatus of the revoked device
 )
 
+// HTTPLimits are the limits of the HTTP server in front of Handler. They
+// are set on purpose; net/http's zero values mean no timeout at all.
+type HTTPLimits struct {
+	// ReadHeaderTimeout bounds reading a request's headers, so that a
+	// client trickling them (slowloris) cannot hold a connection.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes a keep-alive connection that waits this long for
+	// its next request; without it 500 idle connections held 512 fds.
+	// WebSockets are hijacked and unaffected: the heartbeat (T-4, T-5)
+	// keeps them alive or ends them.
+	IdleTimeout time.Duration
+	// MaxHeaderBytes bounds a request's header block (net/http allows
+	// 4 KiB more); a larger one gets 431.
+	MaxHeaderBytes int
+}
+
+// DefaultHTTPLimits are lmp-server's: ample for a phone, a proxy or a
+// browser, tight for a client that holds connections open.
+var DefaultHTTPLimits = HTTPLimits{
+	ReadHeaderTimeout: 10 * time.Second,
+	IdleTimeout:       60 * time.Second,
+	MaxHeaderBytes:    16 << 10,
+}
+
+// NewHTTPServer returns an http.Server serving h within limits. No
+// ReadTimeout or WriteTimeout: they would cut long-lived WebSockets.
+func NewHTTPServer(h http.Handler, limits HTTPLimits) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: limits.ReadHeaderTimeout,
+		IdleTimeout:       limits.IdleTimeout,
+		MaxHeaderBytes:    limits.MaxHeaderBytes,
+	}
+}
+
 // DeviceStatus is one device in GET /internal/devices. It never holds the
 // credential or its hash.
 type DeviceStatus struct {
@@ -37,17 +72,19 @@ type DeviceList struct {
 }
 
 // Handler serves /ws, /health and the loopback-only /internal endpoints
-// (pairing and devices).
+// (pairing and devices). /ws and /internal/* answer only a Host that names
+// a loopback address or the host of Config.PublicURL (hostAllowed: DNS
+// rebinding); /health answers any, for proxies and probes.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+lmp.PathHealth, s.serveHealth)
 	// Enforces T-1: the LMP WebSocket is served at /ws and nowhere else.
 	mux.HandleFunc("GET "+lmp.PathWebSocket, s.serveWS)
 	// Enforces P-1: tokens are minted only for loopback callers not relayed by a proxy.
-	pair := LoopbackOnly(http.HandlerFunc(s.servePair))
+	pair := s.LoopbackOnly(http.HandlerFunc(s.servePair))
 	mux.Handle("POST "+lmp.PathPairNew, pair)
-	mux.Handle("GET "+PathDevices, LoopbackOnly(http.HandlerFunc(s.serveDevices)))
-	mux.Handle("POST "+PathDeviceRevoke, LoopbackOnly(http.HandlerFunc(s.serveRevoke)))
+	mux.Handle("GET "+PathDevices, s.LoopbackOnly(http.HandlerFunc(s.serveDevices)))
+	mux.Handle("POST "+PathDeviceRevoke, s.LoopbackOnly(http.HandlerFunc(s.serveRevoke)))
 	return mux
 }
 

@@ -27,6 +27,19 @@ func (k kwargs) str(key string) (string, error) {
 	}
 }
 
+// strs reads several string arguments, in order.
+func (k kwargs) strs(keys ...string) ([]string, error) {
+	out := make([]string, len(keys))
+	for i, key := range keys {
+		v, err := k.str(key)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // num returns a numeric argument; a missing or null one is 0.
 func (k kwargs) num(key string) (float64, error) {
 	switch v := k[key].(type) {
@@ -80,9 +93,13 @@ func preview(v any) string {
 		}
 		s = string(raw)
 	}
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max-1]) + "…"
+	return truncate(strings.Join(strings.Fields(s), " "), max)
+}
+
+// truncate cuts s to at most n characters, marking a cut with "…".
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
 	return s
 }

@@ -2,18 +2,52 @@ package server
 
 import (
 	"context"
+	"strings"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
-// Send is the adapter's outbound send() (H-4): cron results, background
-// output, board updates and gateway notices become notification frames.
-// Metadata keys read: category (result|diagnostic), title, source,
-// requires_attention.
+// Send is the adapter's outbound send() (H-4). The final reply of a turn
+// (metadata notify=true) completes the chat's run and is not a
+// notification (note 20). Every other send becomes a notification: cron
+// results, background output, board updates, gateway notices and the
+// text fallback of an approval prompt.
 func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[string]any) SendResult {
 	m := kwargs(metadata)
-	n := lmp.Notification{Category: lmp.CategoryResult, Text: content, Source: "gateway"}
-	if c, _ := m.str("category"); c == lmp.CategoryDiagnostic {
+	if reply, _ := m.boolean("notify"); reply && chatID != "" && s.finalReply(chatID, content) {
+		return SendResult{Success: true, MessageID: randomID("msg_")}
+	}
+	var task *string
+	if chatID != "" {
+		task = &chatID
+	}
+	// Enforces H-4: the adapter's outbound send() becomes a notification frame.
+	s.publish(lmp.TypeNotification, task, nil, notificationOf(content, m))
+	return SendResult{Success: true, MessageID: randomID("msg_")}
+}
+
+// Titles and sources of the notifications Hermes gives none for.
+const (
+	maxTitle             = 60
+	approvalPromptTitle  = "Approval required"
+	defaultNotifySource  = "gateway"
+	approvalNotifySource = "approval"
+)
+
+// notificationOf derives a notification from a send(). Hermes passes no
+// category, title, source or requires_attention: the adapter derives them
+// (note 20). A send whose metadata carries them, as another caller of the
+// adapter may, keeps them.
+//   - An approval prompt's text fallback (metadata is_approval_prompt) is a
+//     diagnostic that requires attention, titled "Approval required": the
+//     phone cannot answer it with buttons, since the prompt failed.
+//   - Anything else is a result titled with the first line of its text.
+func notificationOf(content string, m kwargs) lmp.Notification {
+	n := lmp.Notification{Category: lmp.CategoryResult, Text: content, Source: defaultNotifySource, Title: firstLine(content)}
+	if prompt, _ := m.boolean("is_approval_prompt"); prompt {
+		n.Category, n.Title, n.Source, n.RequiresAttention = lmp.CategoryDiagnostic, approvalPromptTitle, approvalNotifySource, true
+	}
+	if c, _ := m.str("category"); c == lmp.CategoryDiagnostic || c == lmp.CategoryResult {
 		n.Category = c
 	}
 	if t, _ := m.str("title"); t != "" {
@@ -22,12 +56,19 @@ func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[
 	if src, _ := m.str("source"); src != "" {
 		n.Source = src
 	}
-	n.RequiresAttention, _ = m.boolean("requires_attention")
-	var task *string
-	if chatID != "" {
-		task = &chatID
+	if attention, err := m.boolean("requires_attention"); err == nil && m["requires_attention"] != nil {
+		n.RequiresAttention = attention
 	}
-	// Enforces H-4: the adapter's outbound send() becomes a notification frame.
-	s.publish(lmp.TypeNotification, task, nil, n)
-	return SendResult{Success: true, MessageID: randomID("msg_")}
+	return n
+}
+
+// firstLine is the first non-empty line of text, at most maxTitle
+// characters.
+func firstLine(text string) string {
+	for line := range strings.Lines(text) {
+		if line = strings.TrimSpace(line); line != "" {
+			return truncate(line, maxTitle)
+		}
+	}
+	return ""
 }

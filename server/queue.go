@@ -1,6 +1,9 @@
 package server
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // replyQueue is a connection's bounded queue of connection-scoped frames
 // (note 2), drained by its writer. Durable events never pass through it:
@@ -10,6 +13,9 @@ type replyQueue struct {
 	mu    sync.Mutex
 	items []outItem // FIFO; nil while empty, so an idle connection holds nothing
 	max   int
+	// n is len(items), so that the writer finds an empty queue without
+	// taking mu: a push after it looked is followed by a wake-up.
+	n atomic.Int32
 	// room receives a token when the writer takes an item, waking a
 	// producer that waits for room.
 	room chan struct{}
@@ -28,6 +34,7 @@ func (q *replyQueue) tryPush(it outItem, force bool) bool {
 		return false
 	}
 	q.items = append(q.items, it)
+	q.n.Store(int32(len(q.items)))
 	if len(q.items) < q.max {
 		// Pass the token on: another producer may be waiting too.
 		q.signal()
@@ -37,6 +44,9 @@ func (q *replyQueue) tryPush(it outItem, force bool) bool {
 
 // peek returns the oldest item without taking it.
 func (q *replyQueue) peek() (outItem, bool) {
+	if q.n.Load() == 0 {
+		return outItem{}, false
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.items) == 0 {
@@ -53,6 +63,7 @@ func (q *replyQueue) drop() {
 	if len(q.items) == 0 {
 		q.items = nil
 	}
+	q.n.Store(int32(len(q.items)))
 	q.mu.Unlock()
 	q.signal()
 }

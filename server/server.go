@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -22,6 +20,9 @@ type Server struct {
 	log    *slog.Logger
 	store  *store.Store
 	hermes Hermes
+	// publicHost is the host of cfg.PublicURL: besides loopback names, the
+	// only Host /ws and /internal/* answer (hostAllowed).
+	publicHost string
 
 	tokens    *tokenTable
 	runs      *runTable
@@ -29,12 +30,10 @@ type Server struct {
 
 	mu sync.Mutex
 	// events is the shared replay buffer (E-5, note 3) and the source of
-	// every connection's durable frames. Appending takes mu and logMu;
-	// connection writers read it under logMu alone.
-	events   eventLog
-	logMu    sync.RWMutex
-	lastG    atomic.Int64       // events.last, for marking replies without a lock
-	lease    int64              // persisted high-water mark of global indices (note 4)
+	// every connection's durable frames. Appending takes mu; connection
+	// writers read it without a lock.
+	events   *eventLog
+	lease    seqLease           // persisted high-water mark of global indices (note 4)
 	devices  map[string]*device // every paired device, by id
 	conns    map[*conn]struct{} // every open WebSocket
 	live     map[*conn]struct{} // authenticated connections that receive events
@@ -57,12 +56,12 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.applyDefaults(); err != nil {
 		return nil, err
 	}
-	st, err := store.Open(cfg.DataDir)
+	st, err := store.Open(cfg.DataDir, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes,
+		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes, publicHost: publicHostOf(cfg.PublicURL),
 		tokens:    newTokenTable(),
 		runs:      newRunTable(),
 		approvals: newApprovalTable(),
@@ -93,20 +92,10 @@ func (s *Server) load() error {
 		return fmt.Errorf("server: load seq lease: %w", err)
 	}
 	s.events = newEventLog(s.cfg.ReplayWindow, lease)
-	s.lastG.Store(lease)
-	s.lease = lease
-	return s.extendLeaseLocked()
-}
-
-// extendLeaseLocked reserves the next block of global indices in the store
-// before any of them is used (E-2, note 4). Called with s.mu held.
-func (s *Server) extendLeaseLocked() error {
-	next := s.events.last + seqLeaseBlock
-	if err := s.store.SetSeqLease(next); err != nil {
-		return fmt.Errorf("server: persist seq lease: %w", err)
-	}
-	s.lease = next
-	return nil
+	s.lease = seqLease{store: s.store, stored: lease, granted: lease}
+	n, err := s.lease.persist(lease + seqLeaseBlock)
+	s.lease.granted = n
+	return err
 }
 
 // publish appends a durable event to the shared log and wakes every live
@@ -116,9 +105,9 @@ func (s *Server) extendLeaseLocked() error {
 // behind is closed as a slow consumer instead, and its missed events are
 // served by its next hello (slow consumers).
 func (s *Server) publish(typ string, taskID, runID *string, payload any) {
-	raw, err := json.Marshal(payload)
+	raw, err := encodePayload(payload, taskID, runID)
 	if err != nil {
-		s.log.Error("encode event", "type", typ, "err", err)
+		s.log.Error("event dropped: cannot encode it", "type", typ, "err", err)
 		return
 	}
 	ev := newEvent(typ, time.Now(), taskID, runID, raw)
@@ -127,17 +116,12 @@ func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 	if s.closing {
 		return
 	}
-	if s.events.last+1 > s.lease {
-		if err := s.extendLeaseLocked(); err != nil {
-			// Never hand out a number that a crash could make us reuse.
-			s.log.Error("event dropped: cannot persist seq lease", "type", typ, "err", err)
-			return
-		}
+	if err := s.reserveLocked(); err != nil {
+		// Never hand out a number that a crash could make us reuse.
+		s.log.Error("event dropped: cannot persist seq lease", "type", typ, "err", err)
+		return
 	}
-	s.logMu.Lock()
 	s.events.add(ev)
-	s.logMu.Unlock()
-	s.lastG.Store(ev.g)
 	// Enforces M-1: every event goes to every live connection of every device.
 	for c := range s.live {
 		c.eventAdded(ev.g)
@@ -180,9 +164,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	last := s.events.last
 	s.mu.Unlock()
-	// A clean stop records the exact mark, so that devices that saw every
-	// event are not told their gap is truncated after the restart.
-	if perr := s.store.SetSeqLease(last); perr != nil && err == nil {
+	if perr := s.lease.finish(last); perr != nil && err == nil {
 		err = perr
 	}
 	if cerr := s.store.Close(); cerr != nil && err == nil {

@@ -251,16 +251,16 @@ func resultCode(t *testing.T, res scoped) string {
 // approval_id.
 func resolvedEvents(t *testing.T, s *Server) map[string][]lmp.ApprovalResolved {
 	t.Helper()
-	s.logMu.Lock()
+	s.mu.Lock()
 	evs, _ := s.events.since(0)
-	s.logMu.Unlock()
+	s.mu.Unlock()
 	out := map[string][]lmp.ApprovalResolved{}
 	for _, e := range evs {
 		if e.typ != lmp.TypeApprovalResolved {
 			continue
 		}
 		var fr lmp.Frame
-		if err := json.Unmarshal(e.render(0), &fr); err != nil {
+		if err := json.Unmarshal(e.appendTo(nil, 0), &fr); err != nil {
 			t.Fatal(err)
 		}
 		var p lmp.ApprovalResolved

@@ -83,7 +83,28 @@ func checkRequired(p lmp.Payload) string {
 	return ""
 }
 
-// decodeHello decodes a hello payload strictly enough to authenticate.
+// decodeHello decodes a hello payload strictly enough to authenticate, and
+// refuses strings over their limits (lmp/limits.go, the maxLengths of
+// schema/c2s/hello.json) before anything is stored or logged.
 func decodeHello(raw json.RawMessage) (lmp.Hello, error) {
-	return lmp.DecodePayload[lmp.Hello](lmp.TypeHello, raw)
+	h, err := lmp.DecodePayload[lmp.Hello](lmp.TypeHello, raw)
+	if err != nil {
+		return h, err
+	}
+	for _, f := range []struct {
+		name, value string
+		max         int
+	}{
+		{"token", h.Token, lmp.MaxSecretLength},
+		{"device_id", h.DeviceID, lmp.MaxIDLength},
+		{"credential", h.Credential, lmp.MaxSecretLength},
+		{"device_info.model", h.DeviceInfo.Model, lmp.MaxDeviceInfoLength},
+		{"device_info.os", h.DeviceInfo.OS, lmp.MaxDeviceInfoLength},
+		{"device_info.app_version", h.DeviceInfo.AppVersion, lmp.MaxDeviceInfoLength},
+	} {
+		if err := lmp.CheckLength(f.name, f.value, f.max); err != nil {
+			return h, err
+		}
+	}
+	return h, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 
@@ -15,6 +16,11 @@ import (
 // serveWS upgrades to the LMP WebSocket (T-1) and runs the connection's
 // reader until the connection ends.
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	if !s.hostAllowed(r.Host) {
+		refuseHost(w, r) // DNS rebinding: the Origin check alone passes it
+		return
+	}
+	// coder/websocket refuses an Origin whose host is not r.Host.
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		s.log.Debug("websocket upgrade failed", "err", err)
@@ -95,6 +101,12 @@ func (c *conn) readLoop() (tooBig bool) {
 			c.fail(lmp.CloseUnsupportedData, lmp.CodeBinaryFrame, "binary frames are reserved in LMP v1: send text JSON")
 			continue
 		}
+		if !utf8.Valid(data) {
+			// A text frame holds UTF-8 (T-3); RFC 6455 §8.1 says to fail
+			// the connection with 1007, before hello and after it.
+			c.fail(lmp.CloseInvalidData, lmp.CodeInvalidUTF8, "text frames must hold valid UTF-8 (RFC 6455 §8.1)")
+			continue
+		}
 		if !c.authed.Load() {
 			c.handleHello(data)
 			continue
@@ -138,17 +150,21 @@ func (c *conn) handleFrame(data []byte) {
 	default:
 		// Enforces V-1: an unknown client frame type is ignored, never refused.
 		// Unknown fields pass validateClientFrame's schemas.
-		c.log.Debug("ignoring unknown frame type", "type", f.Type)
+		c.log.Debug("ignoring unknown frame type", "type", lmp.Shorten(f.Type))
 	}
 }
 
 // requestIDOf digs request_id out of a payload that failed to decode, so
-// that the error can name the request.
+// that the error can name the request; "" when it is over its limit, which
+// an error must not echo.
 func requestIDOf(raw json.RawMessage) string {
 	var p struct {
 		RequestID any `json:"request_id"`
 	}
 	_ = json.Unmarshal(raw, &p)
 	s, _ := p.RequestID.(string)
+	if lmp.CheckLength("request_id", s, lmp.MaxIDLength) != nil {
+		return ""
+	}
 	return s
 }

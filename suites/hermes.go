@@ -8,6 +8,9 @@ import (
 	"github.com/onsi/gomega"
 
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
@@ -16,48 +19,156 @@ import (
 
 func drv() *driver.Client { return target().Driver() }
 
-// turn is one agent turn in a fresh task, driven by plugin hooks.
+// turn is one agent turn, driven by plugin hooks exactly as Hermes fires
+// them (hermes.md): pre_llm_call once, stream hooks per model call, tool
+// hooks, on_session_end at the end, and the final reply through send().
+// It runs in a chat of the device, in the Hermes session a real turn of
+// that chat ran in, so that any adapter knows the turn as the chat's.
 type turn struct {
-	task, id string
+	task, session, id string
+	sender            string
 }
 
-func newTurn() turn { return turn{task: should.NewID("task_cf"), id: should.NewID("turn_")} }
+// platform is the Loomi platform's name in Hermes: the surface and
+// platform of its turns' hooks.
+const platform = "loomi"
+
+// newTurn opens a chat from device c the way a phone does (session.send,
+// which Hermes answers with a turn of its own) and returns the next turn
+// in that chat's Hermes session, whose hooks the spec fires. The frames
+// of the opening turn are taken from c.
+func newTurn(ctx context.Context, c *conformance.Conn) turn {
+	st := askForTurn(ctx, c, "hello "+should.NewID(""))
+	gomega.Expect(st.SessionID).NotTo(gomega.BeEmpty(), "run.started.session_id of the chat's first turn")
+	takeRun(ctx, c, st.RunID)
+	return turn{task: st.TaskID, session: st.SessionID, id: should.NewID("turn_"), sender: c.Device.ID}
+}
+
+// askForTurn sends text into a new task from device c and returns the
+// run.started of the turn Hermes runs for it. The new task is the one the
+// reply to the request names, or else the task of the next run.started.
+func askForTurn(ctx context.Context, c *conformance.Conn, text string) lmp.RunStarted {
+	rid := should.NewID("rq-")
+	reply := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
+	m := match.Type(lmp.TypeRunStarted)
+	if task := lmp.Deref(reply.TaskID); task != "" {
+		m = m.And(match.Task(task))
+	}
+	return must.Decode[lmp.RunStarted](must.Expect(ctx, c, m))
+}
+
+// takeRun takes the frames of run from c, up to its terminal frame.
+func takeRun(ctx context.Context, c *conformance.Conn, run string) {
+	must.Expect(ctx, c, match.Run(run).And(match.Terminal()))
+	for _, f := range c.Pending() {
+		if lmp.Deref(f.RunID) == run {
+			must.Expect(ctx, c, match.Run(run))
+		}
+	}
+}
 
 // hook fires a plugin hook for the turn, with the stream-hook base kwargs.
 func (t turn) hook(ctx context.Context, name string, kw map[string]any) {
+	t.hookIn(ctx, 1, name, kw)
+}
+
+// hookIn fires a stream hook of model call (iteration) it.
+func (t turn) hookIn(ctx context.Context, it int, name string, kw map[string]any) {
 	base := map[string]any{
-		"turn_id": t.id, "iteration": 1, "session_id": t.task, "task_id": t.task,
-		"model": "mock-model", "provider": "mock", "surface": "gateway",
+		"turn_id": t.id, "iteration": it, "session_id": t.session,
+		"model": "mock-model", "provider": "mock", "surface": platform,
 	}
+	fire(ctx, name, base, kw)
+}
+
+func fire(ctx context.Context, name string, base, kw map[string]any) {
 	for k, v := range kw {
 		base[k] = v
 	}
 	must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: name, Kwargs: base}), "hook %s", name)
 }
 
-func (t turn) start(ctx context.Context) { t.hook(ctx, "on_stream_start", nil) }
+// begin is pre_llm_call, fired once per turn before its first model call.
+func (t turn) begin(ctx context.Context) {
+	fire(ctx, "pre_llm_call", map[string]any{
+		"session_id": t.session, "task_id": t.session, "turn_id": t.id, "user_message": "go on",
+		"conversation_history": []any{}, "is_first_turn": false, "model": "mock-model",
+		"platform": platform, "sender_id": t.sender,
+	}, nil)
+}
+
+// start begins the turn and its first model call.
+func (t turn) start(ctx context.Context) {
+	t.begin(ctx)
+	t.hook(ctx, "on_stream_start", nil)
+}
 
 func (t turn) delta(ctx context.Context, text, kind string) {
 	t.hook(ctx, "on_stream_delta", map[string]any{"delta": text, "kind": kind})
 }
 
+// end is on_stream_end of model call 1: finished after a success, also
+// one that asks for tools; finished=false with the error after a failure.
 func (t turn) end(ctx context.Context, final string, errText any) {
-	t.hook(ctx, "on_stream_end", map[string]any{"final_text": final, "finished": errText == nil, "error": errText})
+	t.endCall(ctx, 1, final, errText)
+}
+
+func (t turn) endCall(ctx context.Context, it int, final string, errText any) {
+	if errText != nil {
+		final = ""
+	}
+	t.hookIn(ctx, it, "on_stream_end", map[string]any{"final_text": final, "finished": errText == nil, "error": errText})
 }
 
 func (t turn) tool(ctx context.Context, post bool, name, callID string) {
+	t.toolStatus(ctx, post, name, callID, "ok")
+}
+
+func (t turn) toolStatus(ctx context.Context, post bool, name, callID, status string) {
 	kw := map[string]any{"tool_name": name, "args": map[string]any{"path": "x"}, "tool_call_id": callID,
+		"task_id": t.session, "session_id": t.session, "turn_id": t.id,
 		"api_request_id": "req", "middleware_trace": []any{}}
 	hook := "pre_tool_call"
 	if post {
 		hook = "post_tool_call"
 		kw["result"] = "ok"
 		kw["duration_ms"] = 1500
-		kw["status"] = "ok"
+		kw["status"] = status
 		kw["error_type"] = nil
 		kw["error_message"] = nil
 	}
-	t.hook(ctx, hook, kw)
+	fire(ctx, hook, kw, nil)
+}
+
+// sessionEnd is on_session_end, fired at the end of every turn.
+func (t turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
+	fire(ctx, "on_session_end", map[string]any{
+		"session_id": t.session, "task_id": t.session, "turn_id": t.id,
+		"completed": completed, "interrupted": interrupted, "model": "mock-model", "platform": platform,
+	}, nil)
+}
+
+// reply is the gateway's delivery of the turn's final reply through the
+// adapter's send(), with metadata notify=true.
+func (t turn) reply(ctx context.Context, text string) {
+	res, err := drv().Send(ctx, driver.SendRequest{ChatID: t.task, Content: text, Metadata: map[string]any{"notify": true}})
+	must.Succeed(err)
+	gomega.Expect(res.Success).To(gomega.BeTrue(), "send(): %+v", res)
+}
+
+// answer is the turn's last model call, iteration it, which streams text
+// and asks for no tools, and the turn's successful end.
+func (t turn) answer(ctx context.Context, it int, text string) {
+	t.hookIn(ctx, it, "on_stream_start", nil)
+	t.hookIn(ctx, it, "on_stream_delta", map[string]any{"delta": text, "kind": lmp.DeltaKindText})
+	t.endCall(ctx, it, text, nil)
+	t.complete(ctx, text)
+}
+
+// complete ends a turn that succeeded: on_session_end, then the final reply.
+func (t turn) complete(ctx context.Context, text string) {
+	t.sessionEnd(ctx, true, false)
+	t.reply(ctx, text)
 }
 
 // notify sends a notification through the adapter's send() into chat and

@@ -23,7 +23,9 @@ import (
 // it also checks that deadline_ts is the timeout.
 func timedOutApproval(ctx ginkgo.SpecContext, soft *must.Soft) []lmp.ApprovalResolved {
 	a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
-	const timeout = 1500 * time.Millisecond
+	// Hermes has one configured approval timeout and gives the adapter
+	// no deadline: deadline_ts can only come from that configuration.
+	timeout := target().Profile.ApprovalTimeout
 	before := time.Now()
 	res := newApproval(ctx, a, timeout)
 	if soft != nil {
@@ -32,10 +34,16 @@ func timedOutApproval(ctx ginkgo.SpecContext, soft *must.Soft) []lmp.ApprovalRes
 	}
 	var out []lmp.ApprovalResolved
 	for _, d := range []*conformance.Conn{a, b} {
-		out = append(out, must.Decode[lmp.ApprovalResolved](must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))))
+		// The timer under test: the resolution comes at the deadline.
+		f := must.ExpectWithin(ctx, timeout+slack(timeout)+conformance.Wait(), d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
+		out = append(out, must.Decode[lmp.ApprovalResolved](f))
 	}
 	return out
 }
+
+// approvalTimeoutSpec bounds a spec that waits out an approval's timeout:
+// Hermes' default is 300 s (note 15).
+var approvalTimeoutSpec = ginkgo.SpecTimeout(10 * time.Minute)
 
 func pairN(ctx ginkgo.SpecContext, n int) []*conformance.Conn {
 	out := make([]*conformance.Conn, n)
@@ -153,7 +161,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 			soft.Equal("decided_by", r.DecidedBy, lmp.DecidedByTimeout)
 		}
 		soft.Done()
-	}, conformance.NeedsDriver, conformance.Timer)
+	}, conformance.NeedsDriver, conformance.Timer, approvalTimeoutSpec)
 
 	conformance.It("M-3,F-1", rules.INFO, "an approval that times out is resolved with choice timeout (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		var soft must.Soft
@@ -161,5 +169,5 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 			soft.Equal("choice", r.Choice, "timeout")
 		}
 		soft.Done()
-	}, conformance.NeedsDriver, conformance.Timer)
+	}, conformance.NeedsDriver, conformance.Timer, approvalTimeoutSpec)
 })

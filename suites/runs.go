@@ -20,12 +20,13 @@ import (
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	conformance.It("H-1,F-1", rules.MUST, "stream hooks map to run.started, run.delta, run.interim and run.completed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.delta(ctx, "thinking…", lmp.DeltaKindReasoning)
 		t.delta(ctx, "Hello", lmp.DeltaKindText)
 		t.hook(ctx, "on_interim_message", map[string]any{"text": "let me look", "already_streamed": false})
 		t.end(ctx, "Hello", nil)
+		t.complete(ctx, "Hello")
 		inTask := match.Task(t.task)
 		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, inTask.And(match.Type(lmp.TypeRunStarted))))
 		must.Equal("run.started task_id", st.TaskID, t.task)
@@ -140,7 +141,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 			got := eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
 				ev, _ := call.Args["event"].(map[string]any)
 				src, _ := ev["source"].(map[string]any)
-				return src["chat_id"] == r.Task
+				return src["chat_id"] == r.Task && strings.Contains(strings.ToLower(messageText(call)), "continue")
 			})
 			text := messageText(got[len(got)-1])
 			must.That(strings.Contains(strings.ToLower(text), "continue"), "run.resume injected %q, not a \"continue\" message", text)
@@ -157,13 +158,16 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 // by call_id and the run.tool_finished frames in arrival order.
 func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunToolFinished) {
 	c := must.Pair(ctx, "device")
-	t := newTurn()
+	t := newTurn(ctx, c)
 	t.start(ctx)
+	t.end(ctx, "", nil) // the call asks for the tools
 	t.tool(ctx, false, "read_file", "call_a")
 	t.tool(ctx, false, "read_file", "call_b")
 	t.tool(ctx, true, "read_file", "call_b")
 	t.tool(ctx, true, "read_file", "call_a")
-	t.end(ctx, "done", nil)
+	t.hookIn(ctx, 2, "on_stream_start", nil)
+	t.endCall(ctx, 2, "done", nil)
+	t.complete(ctx, "done")
 	inTask := match.Task(t.task)
 	starts := map[string]lmp.RunToolStarted{}
 	for range 2 {
@@ -185,9 +189,10 @@ func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunT
 func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []client.Frame) {
 	var task string
 	if conformance.Events().Source() == conformance.SourceDriver {
-		t := newTurn()
+		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.end(ctx, "", "boom")
+		t.sessionEnd(ctx, false, false)
 		t.delta(ctx, "late", lmp.DeltaKindText)
 		t.end(ctx, "late", nil)
 		task = t.task

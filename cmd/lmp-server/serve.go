@@ -34,7 +34,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.AuthTimeout, "auth-timeout", lmp.DefaultAuthTimeout, "time a connection has to authenticate (S-4)")
 	fs.DurationVar(&o.PairTTL, "pair-ttl", lmp.DefaultPairTTL, "default pairing token lifetime (P-5)")
 	fs.StringVar(&o.Script, "script", "", "mock Hermes scenario file to load")
-	quirks := fs.String("hermes-quirks", "", "deliver every scenario's stream hooks as a loaded Hermes may: reorder, duplicate, drop=N (comma-separated)")
+	quirks := fs.String("hermes-quirks", "", "deliver every scenario's stream hooks as a loaded Hermes may: interleave, reorder, drop=N, duplicate (beyond Hermes) (comma-separated)")
+	fs.BoolVar(&o.HermesReasoningDeltas, "hermes-reasoning", true, "the mock Hermes sends reasoning deltas to plugins (plugins.stream_reasoning_deltas, off in a default Hermes)")
+	fs.BoolVar(&o.HermesCrosstalk, "hermes-crosstalk", true, "the mock Hermes plays Telegram and subagent turns beside every scenario, as a real Hermes process does; phones must never see them")
+	fs.StringVar(&o.HermesBusyInput, "hermes-busy-input", mockhermes.BusyInterrupt, "what a message to a busy chat does: interrupt (Hermes' default) or queue")
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
 	noQR := fs.Bool("no-qr", false, "do not print a pairing QR at start")
 	if err := fs.Parse(args); err != nil {

@@ -16,6 +16,7 @@ const (
 	KindIdentityLeak  = "identity-leak"  // a connection was given another device's identity
 	KindSeqOrder      = "seq-order"      // E-2, E-3: durable seq not increasing on a connection, or event_id wrong
 	KindDoubleWin     = "double-win"     // M-2: two devices both won one approval
+	KindFrameSize     = "frame-size"     // a server frame larger than lmp.MaxFrameBytes (amplification)
 )
 
 // Finding is one oracle violation. Messages never hold a secret: secrets

@@ -73,6 +73,12 @@ func (o *connOracle) frame(raw []byte, binary bool) {
 		o.fail(KindBinary, "server sent a binary frame of %d bytes", len(raw))
 		return
 	}
+	if len(raw) > lmp.MaxFrameBytes {
+		// A phone reading with the kit's frame limit is cut off by such a
+		// frame, and by its replay at every reconnect: an echo of client
+		// input grew past the limit, or Hermes text was passed on whole.
+		o.fail(KindFrameSize, "server sent a frame of %d bytes, over the %d-byte frame limit: %.80q", len(raw), lmp.MaxFrameBytes, raw)
+	}
 	var f wireFrame
 	if err := json.Unmarshal(raw, &f); err != nil {
 		o.response("not-json")

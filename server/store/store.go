@@ -11,9 +11,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -31,6 +34,10 @@ var (
 
 // ErrLocked is returned by Open when another process holds the store.
 var ErrLocked = errors.New("store is locked by another process")
+
+// ErrDamaged is returned by Open for a store file that is empty, truncated
+// or damaged. Open never writes to such a file.
+var ErrDamaged = errors.New("damaged store file")
 
 // ErrNotFound is returned for an unknown device.
 var ErrNotFound = errors.New("no such device")
@@ -60,21 +67,34 @@ type Store struct {
 }
 
 // Open opens (creating when needed) the store in dir. It fails with an
-// error wrapping ErrLocked, naming the file, when another process holds it.
-func Open(dir string) (*Store, error) {
+// error wrapping ErrLocked when another process holds it, and with one
+// wrapping ErrDamaged, saying what to do, when the file is empty, truncated
+// or damaged; both name the file. A data directory that others may read
+// is tightened to 0700, with a warning on log (nil: none).
+func Open(dir string, log *slog.Logger) (*Store, error) {
 	if dir == "" {
 		return nil, errors.New("store: no data directory")
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("store: create data directory: %w", err)
 	}
+	if err := tightenDir(dir, log); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, FileName)
-	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: 500 * time.Millisecond})
-	if err != nil {
-		if errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("store %s: %w (is another lmp-server running?)", path, ErrLocked)
+	if info, err := os.Stat(path); err == nil {
+		// bbolt initialises a 0-byte file as a new store: every paired
+		// device would be forgotten without a word.
+		if info.Size() == 0 {
+			return nil, damaged(path, errors.New("the file is empty (0 bytes)"))
 		}
-		return nil, fmt.Errorf("store %s: %w", path, err)
+		if err := verify(path, info.Size()); err != nil {
+			return nil, err
+		}
+	}
+	db, err := openBolt(path, &bolt.Options{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		return nil, err
 	}
 	// bbolt honours the mode only when it creates the file; an older file
 	// with wider permissions is tightened.
@@ -95,6 +115,101 @@ func Open(dir string) (*Store, error) {
 		return nil, fmt.Errorf("store %s: init: %w", path, err)
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// tightenDir makes a data directory that group or others may enter 0700:
+// it holds the credential hashes of every paired device.
+func tightenDir(dir string, log *slog.Logger) error {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("store: data directory: %w", err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("store: data directory %s is not a directory", dir)
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("store: data directory %s has mode %04o and cannot be made 0700: %w", dir, perm, err)
+		}
+		if log != nil {
+			log.Warn("data directory was readable by others: tightened to 0700", "dir", dir, "was", fmt.Sprintf("%04o", perm))
+		}
+	}
+	return nil
+}
+
+// openBolt opens the bbolt file, turning a timeout into ErrLocked and a
+// panic or memory fault inside bbolt into ErrDamaged.
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			db, err = nil, damaged(path, fmt.Errorf("bbolt failed reading it: %v", p))
+		}
+	}()
+	db, err = bolt.Open(path, 0o600, o)
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("store %s: %w (is another lmp-server running?)", path, ErrLocked)
+	case err != nil:
+		return nil, damaged(path, err)
+	}
+	return db, nil
+}
+
+// verify checks an existing store read-only before anything may write to
+// it: bbolt's consistency check, the file as long as its meta page says,
+// both buckets, and every record decodable.
+func verify(path string, size int64) (err error) {
+	db, err := openBolt(path, &bolt.Options{Timeout: 500 * time.Millisecond, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = damaged(path, fmt.Errorf("bbolt failed reading it: %v", p))
+		}
+	}()
+	return db.View(func(tx *bolt.Tx) error {
+		if tx.Size() > size {
+			return damaged(path, fmt.Errorf("the file is truncated: %d bytes, its meta page says %d", size, tx.Size()))
+		}
+		var first error
+		for cerr := range tx.Check() { // drained: the check runs on its own goroutine
+			if first == nil {
+				first = cerr
+			}
+		}
+		if first != nil {
+			return damaged(path, first)
+		}
+		devs, meta := tx.Bucket(bucketDevices), tx.Bucket(bucketMeta)
+		if devs == nil || meta == nil {
+			return damaged(path, errors.New("it is not an lmp-server store (no devices or meta bucket)"))
+		}
+		if raw := meta.Get(keySeqLease); raw != nil && len(raw) != 8 {
+			return damaged(path, fmt.Errorf("the seq lease is %d bytes, want 8", len(raw)))
+		}
+		return devs.ForEach(func(k, raw []byte) error {
+			var d Device
+			if err := json.Unmarshal(raw, &d); err != nil || d.ID != string(k) {
+				return damaged(path, fmt.Errorf("device record %.40q does not decode", k))
+			}
+			return nil
+		})
+	})
+}
+
+// damaged is the one-line error for a store Open will not use.
+func damaged(path string, why error) error {
+	return fmt.Errorf("store %s: %w: %v; lmp-server will not start on it or write to it: restore the file from a backup, "+
+		"or move it aside to start with no paired devices (every app must then pair again)", path, ErrDamaged, oneLine(why.Error()))
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // Path is the store file's path.

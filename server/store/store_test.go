@@ -11,7 +11,7 @@ import (
 
 func TestStoreRoundTripAndPermissions(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	s, err := Open(dir)
+	s, err := Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestStoreRoundTripAndPermissions(t *testing.T) {
 		t.Fatalf("data dir mode %o, want 700", m)
 	}
 
-	s, err = Open(dir)
+	s, err = Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,14 +67,14 @@ func TestStoreRoundTripAndPermissions(t *testing.T) {
 
 func TestOpenLockedNamesPath(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Open(dir)
+	s, err := Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	// bbolt's flock is per open file description, so a second Open in the
 	// same process contends like a second process would.
-	_, err = Open(dir)
+	_, err = Open(dir, nil)
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("second open: %v, want ErrLocked", err)
 	}

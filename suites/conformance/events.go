@@ -287,19 +287,19 @@ func (e *EventSource) Approval(ctx context.Context, via *Conn, timeout time.Dura
 // FailingRun starts a run that ends with an error, in a new task; the spec
 // waits for its frames.
 func (e *EventSource) FailingRun(ctx context.Context, via *Conn) (Run, error) {
-	return e.play(ctx, via, "fail", "failing_run")
+	return e.play(ctx, via, "failing_run")
 }
 
 // Reply starts a plain reply run in a new task; the spec waits for its
 // frames.
 func (e *EventSource) Reply(ctx context.Context, via *Conn) (Run, error) {
-	return e.play(ctx, via, "reply", "reply")
+	return e.play(ctx, via, "reply")
 }
 
 // LongRun starts a run that streams until it is cancelled, in a new task,
 // and waits until via sees its run.started.
 func (e *EventSource) LongRun(ctx context.Context, via *Conn) (Run, error) {
-	r, err := e.play(ctx, via, "long", "long_run")
+	r, err := e.play(ctx, via, "long_run")
 	if err != nil {
 		return r, err
 	}
@@ -311,15 +311,11 @@ func (e *EventSource) LongRun(ctx context.Context, via *Conn) (Run, error) {
 	return r, err
 }
 
-// play starts the driver's scenario, or sends the trigger of kind.
-func (e *EventSource) play(ctx context.Context, via *Conn, scenario, kind string) (Run, error) {
-	if e.src == SourceDriver {
-		res, err := e.t.Driver().Play(ctx, driver.PlayRequest{Scenario: scenario})
-		if err != nil {
-			return Run{}, fmt.Errorf("driver play %s: %w", scenario, err)
-		}
-		return Run{Task: res.TaskID}, nil
-	}
+// play sends the trigger of kind. With the driver it is the mock Hermes'
+// own command: a run is a turn of a chat the phone opened, as Hermes runs
+// them (a turn played into a chat no phone opened is another surface's,
+// note 19).
+func (e *EventSource) play(ctx context.Context, via *Conn, kind string) (Run, error) {
 	_, task, err := e.Send(ctx, via, lmp.SessionSend{Text: e.Text(kind, 0)})
 	return Run{Task: task}, err
 }
