@@ -9,7 +9,7 @@ import (
 // run.completed.finished may be a boolean (Hermes, the reference server)
 // or a number such as a timestamp (note 21); anything else is refused.
 func TestFinishedTakesBooleanOrNumber(t *testing.T) {
-	for raw, want := range map[string]lmp.Finished{
+	for raw, want := range map[string]bool{
 		`true`: true, `false`: false, `1759123456.789`: true, `0`: false,
 	} {
 		var p lmp.RunCompleted

@@ -82,32 +82,40 @@ type RunToolFinished struct {
 
 // RunCompleted ends a run. The reference server sends it with status
 // completed or cancelled; a failed run ends with RunFailed instead (note 6).
+// Finished is what Hermes passes, a boolean, and the reference server writes
+// that; the spec names no type, and another implementation may send a
+// number, such as the timestamp the run finished at (note 21), which
+// decodes as true unless it is 0.
 type RunCompleted struct {
-	RunID    string   `json:"run_id"`
-	Status   string   `json:"status"`
-	Text     string   `json:"text"`
-	Error    *string  `json:"error"`
-	Finished Finished `json:"finished"`
+	RunID    string  `json:"run_id"`
+	Status   string  `json:"status"`
+	Text     string  `json:"text"`
+	Error    *string `json:"error"`
+	Finished bool    `json:"finished"`
 }
 
-// Finished is run.completed.finished. Hermes passes a boolean, which is what
-// the reference server writes; the spec names no type, and another
-// implementation may send a number, such as the timestamp the run finished
-// at (note 21). A number decodes as true unless it is 0.
-type Finished bool
-
-// UnmarshalJSON accepts a boolean or a number.
-func (f *Finished) UnmarshalJSON(data []byte) error {
-	var b bool
-	if err := json.Unmarshal(data, &b); err == nil {
-		*f = Finished(b)
+// UnmarshalJSON accepts finished as a boolean or a number.
+func (p *RunCompleted) UnmarshalJSON(data []byte) error {
+	type plain RunCompleted // the same fields, without this method
+	var v struct {
+		plain
+		Finished json.RawMessage `json:"finished"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*p = RunCompleted(v.plain)
+	if len(v.Finished) == 0 || string(v.Finished) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(v.Finished, &p.Finished); err == nil {
 		return nil
 	}
 	var n float64
-	if err := json.Unmarshal(data, &n); err != nil {
-		return fmt.Errorf("finished: want a boolean or a number, got %s", data)
+	if err := json.Unmarshal(v.Finished, &n); err != nil {
+		return fmt.Errorf("finished: want a boolean or a number, got %s", v.Finished)
 	}
-	*f = n != 0
+	p.Finished = n != 0
 	return nil
 }
 

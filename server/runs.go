@@ -217,12 +217,17 @@ func (s *Server) endLocked(r *runState) {
 		c.open = nil
 	}
 	s.settleRunApprovals(r.id)
+	// The table keeps ended runs for lookups only: free what a live run
+	// needs (hooks after the end never reach it; the terminal frame's text
+	// is taken before this).
+	r.streamed, r.finalText = strings.Builder{}, ""
+	r.calls, r.finished, r.nextIndex = nil, nil, nil
 }
 
 // completeLocked ends the run with run.completed.
 func (s *Server) completeLocked(r *runState, status, text string, finished bool) {
 	s.endLocked(r)
-	s.publish(lmp.TypeRunCompleted, &r.chat, &r.id, lmp.RunCompleted{RunID: r.id, Status: status, Text: text, Finished: lmp.Finished(finished)})
+	s.publish(lmp.TypeRunCompleted, &r.chat, &r.id, lmp.RunCompleted{RunID: r.id, Status: status, Text: text, Finished: finished})
 }
 
 // failLocked ends the run with run.failed only (note 6).

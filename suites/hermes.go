@@ -212,6 +212,10 @@ func messageText(c driver.Call) string {
 	return s
 }
 
+func withText(text string) func(driver.Call) bool {
+	return func(c driver.Call) bool { return messageText(c) == text }
+}
+
 func argIs(name, value string) func(driver.Call) bool {
 	return func(c driver.Call) bool { return fmt.Sprint(c.Args[name]) == value }
 }

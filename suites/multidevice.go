@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -18,32 +19,68 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-// timedOutApproval asks for an approval with a short timeout with two
-// devices online and returns the approval.resolved each got. With soft,
-// it also checks that deadline_ts is the timeout.
-func timedOutApproval(ctx ginkgo.SpecContext, soft *must.Soft) []lmp.ApprovalResolved {
-	a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
-	// Hermes has one configured approval timeout and gives the adapter
-	// no deadline: deadline_ts can only come from that configuration.
-	timeout := target().Profile.ApprovalTimeout
-	before := time.Now()
-	res := newApproval(ctx, a, timeout)
-	if soft != nil {
-		late := lmp.TimeOf(res.Required.DeadlineTS).Sub(before.Add(timeout))
-		soft.That(late.Abs() <= 2*time.Second, "deadline_ts is %v off the %v timeout", late.Round(time.Millisecond), timeout)
-	}
-	var out []lmp.ApprovalResolved
-	for _, d := range []*conformance.Conn{a, b} {
-		// The timer under test: the resolution comes at the deadline.
-		f := must.ExpectWithin(ctx, timeout+slack(timeout)+conformance.Wait(), d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
-		out = append(out, must.Decode[lmp.ApprovalResolved](f))
-	}
-	return out
+// approvalTimeout is what the approval-timeout probe saw: deadline_ts off
+// the configured timeout, and the approval.resolved each device got.
+var approvalTimeout struct {
+	late     time.Duration
+	resolved []lmp.ApprovalResolved
 }
 
-// approvalTimeoutSpec bounds a spec that waits out an approval's timeout:
-// Hermes' default is 300 s (note 15).
-var approvalTimeoutSpec = ginkgo.SpecTimeout(10 * time.Minute)
+// approvalTimeoutProbe lets an approval time out with two devices online
+// (note 15). Hermes has one configured approval timeout and gives the
+// adapter no deadline, so the wait is the profile's approval timeout: a
+// probe, so that it overlaps with the other timers.
+var approvalTimeoutProbe = conformance.NewProbe("approval timeout", func(ctx context.Context, p *conformance.Probe) error {
+	t := conformance.Current()
+	if !t.HasDriver() {
+		return errSkip(conformance.SkipNoDriver)
+	}
+	var devs []*conformance.Conn
+	for _, name := range []string{"device A", "device B"} {
+		c, err := p.Dial(ctx, nil)
+		if err != nil {
+			return err
+		}
+		c.Name = "probe approval timeout: " + name
+		tok, err := t.MintToken(ctx, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Hello(ctx, lmp.Hello{Token: tok.Token}); err != nil {
+			return err
+		}
+		devs = append(devs, c)
+	}
+	timeout := t.Profile.ApprovalTimeout
+	before := time.Now()
+	res, err := t.Driver().Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/" + should.NewID("x"), Description: "dangerous", TimeoutMS: timeout.Milliseconds()})
+	if err != nil {
+		return fmt.Errorf("driver approval: %w", err)
+	}
+	wait, cancel := context.WithTimeout(ctx, timeout+slack(timeout)+conformance.Wait())
+	defer cancel()
+	f, err := devs[0].Expect(wait, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID)))
+	if err != nil {
+		return err
+	}
+	req, err := lmp.DecodePayload[lmp.ApprovalRequired](f.Type, f.Payload)
+	if err != nil {
+		return err
+	}
+	approvalTimeout.late = lmp.TimeOf(req.DeadlineTS).Sub(before.Add(timeout))
+	for _, d := range devs {
+		f, err := d.Expect(wait, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
+		if err != nil {
+			return err
+		}
+		r, err := lmp.DecodePayload[lmp.ApprovalResolved](f.Type, f.Payload)
+		if err != nil {
+			return err
+		}
+		approvalTimeout.resolved = append(approvalTimeout.resolved, r)
+	}
+	return nil
+})
 
 func pairN(ctx ginkgo.SpecContext, n int) []*conformance.Conn {
 	out := make([]*conformance.Conn, n)
@@ -156,18 +193,21 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 	}, conformance.NeedsDriver)
 
 	conformance.It("M-3,F-1", rules.SHOULD, "an approval that times out is resolved with decided_by timeout on every device, at its deadline_ts (note 15)", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, approvalTimeoutProbe)
 		var soft must.Soft
-		for _, r := range timedOutApproval(ctx, &soft) {
+		soft.That(approvalTimeout.late.Abs() <= 2*time.Second, "deadline_ts is %v off the configured %v approval timeout", approvalTimeout.late.Round(time.Millisecond), profile().ApprovalTimeout)
+		for _, r := range approvalTimeout.resolved {
 			soft.Equal("decided_by", r.DecidedBy, lmp.DecidedByTimeout)
 		}
 		soft.Done()
-	}, conformance.NeedsDriver, conformance.Timer, approvalTimeoutSpec)
+	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(7*time.Minute))
 
 	conformance.It("M-3,F-1", rules.INFO, "an approval that times out is resolved with choice timeout (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, approvalTimeoutProbe)
 		var soft must.Soft
-		for _, r := range timedOutApproval(ctx, nil) {
+		for _, r := range approvalTimeout.resolved {
 			soft.Equal("choice", r.Choice, "timeout")
 		}
 		soft.Done()
-	}, conformance.NeedsDriver, conformance.Timer, approvalTimeoutSpec)
+	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(7*time.Minute))
 })

@@ -47,7 +47,7 @@ var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func
 			after := takeBatch(ctx, b, notifications(ctx, b, 2))
 			prev := high
 			for _, f := range after {
-				Expect(f.Seq).To(BeNumerically(">", prev), "seq %d after %s; the device had processed seq %d: the app would drop this event (note 4)", f.Seq, what, prev)
+				must.That(f.Seq > prev, "seq %d after %s; the device had processed seq %d: the app would drop this event (note 4)", f.Seq, what, prev)
 				prev = f.Seq
 			}
 		}, conformance.NeedsEvents, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
@@ -59,7 +59,7 @@ var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func
 			restarted(ctx, how)
 			for _, c := range []*conformance.Conn{online, offline} {
 				again := must.Connect(ctx, c.Name+", again", c.Device, nil)
-				Expect(again.HelloOK.DeviceID).To(Equal(c.Device.ID), "hello.ok device_id")
+				must.Equal("hello.ok device_id", again.HelloOK.DeviceID, c.Device.ID)
 			}
 		}, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 
@@ -81,9 +81,9 @@ var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func
 			replayed := takeBatch(ctx, b, gap)
 			prev := base
 			for i, f := range replayed {
-				Expect(f.Seq).To(BeNumerically(">", prev), "re-sent event %d of the gap: seq %d after %d", i+1, f.Seq, prev)
+				must.That(f.Seq > prev, "re-sent event %d of the gap: seq %d after %d", i+1, f.Seq, prev)
 				prev = f.Seq
-				Expect(string(f.Payload)).To(Equal(string(sent[i].Payload)), "re-sent event %d of the gap keeps its content (E-7)", i+1)
+				must.Equal(fmt.Sprintf("content of re-sent event %d of the gap (E-7)", i+1), string(f.Payload), string(sent[i].Payload))
 			}
 		}, conformance.NeedsEvents, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 	}

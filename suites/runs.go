@@ -182,8 +182,9 @@ func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunT
 }
 
 // failedRunEnd has the event source run a turn that fails and returns the
-// run's terminal frames (run.failed, run.completed) and what came after
-// the first of them, up to a marker notification sent once the run ended.
+// run's terminal frames (run.failed, run.completed) and the run's frames
+// that came after the first of them, up to a marker notification sent once
+// the run ended.
 // Through the driver, hooks for the turn also arrive after its error: a
 // late delta and a second end.
 func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []client.Frame) {
@@ -192,7 +193,7 @@ func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []cl
 		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.end(ctx, "", "boom")
-		t.sessionEnd(ctx, false, false)
+		t.sessionEnd(ctx, false, false) // not retried: the turn failed
 		t.delta(ctx, "late", lmp.DeltaKindText)
 		t.end(ctx, "late", nil)
 		task = t.task
@@ -208,8 +209,10 @@ func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []cl
 	} else {
 		must.Expect(ctx, c, notifications(ctx, c, 1).Match())
 	}
+	// The run's own frames: a notification in its task (Hermes' gateway
+	// telling of the failure, say) is not part of the run.
 	ends = []client.Frame{failed}
-	for _, f := range pendingIn(c, task, match.Durable()) {
+	for _, f := range pendingIn(c, task, match.Durable().And(match.Run(must.Decode[lmp.RunFailed](failed).RunID))) {
 		switch {
 		case f.Seq <= failed.Seq:
 			// the run's frames before its end

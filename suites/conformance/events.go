@@ -311,10 +311,9 @@ func (e *EventSource) LongRun(ctx context.Context, via *Conn) (Run, error) {
 	return r, err
 }
 
-// play sends the trigger of kind. With the driver it is the mock Hermes'
-// own command: a run is a turn of a chat the phone opened, as Hermes runs
-// them (a turn played into a chat no phone opened is another surface's,
-// note 19).
+// play asks for the run of kind in band, through via's session.send, as a
+// user does: through the driver too, for Hermes shows a phone only the
+// turns of the adapter's own chats (note 19).
 func (e *EventSource) play(ctx context.Context, via *Conn, kind string) (Run, error) {
 	_, task, err := e.Send(ctx, via, lmp.SessionSend{Text: e.Text(kind, 0)})
 	return Run{Task: task}, err

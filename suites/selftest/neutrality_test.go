@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/check"
-	"github.com/loomi-lmp/lmpkit/internal/variant"
 )
 
 // variantStrictFailures are the specs another legitimate implementation
@@ -31,11 +30,13 @@ var variantStrictFailures = []string{
 }
 
 // TestNeutrality runs lmp-check, with --strict, against a second legitimate
-// implementation: an lmp-server process behind internal/variant, which
-// numbers every frame, sends run.failed then run.completed, calls its
+// implementation: internal/variant (lmp-variant, a process of its own) in
+// front of an lmp-server process. It numbers every frame, persists its
+// numbering across restarts, sends run.failed then run.completed, calls its
 // acknowledgement "reply", has its own error codes, close codes and task
-// statuses, serves no driver and no admin API (devices are revoked with
-// --revoke-cmd), so that Hermes-side events come from --triggers only. Every
+// statuses, and serves no driver and no admin API: Hermes-side events come
+// from --triggers only, devices are revoked with --revoke-cmd, and
+// --restart-cmd and --crash-cmd restart and kill -9 the variant. Every
 // MUST spec passes; the only failures are variantStrictFailures, SHOULD
 // specs of notes.md's preferred answers, and INFO specs show our own
 // choices as observations.
@@ -44,40 +45,35 @@ func TestNeutrality(t *testing.T) {
 		t.Skip("the neutrality self-test runs lmp-check against a second implementation")
 	}
 	dir := t.TempDir()
-	checkBin, err := buildCheck(nil, dir, false)
+	checkBin, err := buildCheck(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	serverBin := filepath.Join(dir, "lmp-server")
-	if out, err := exec.Command("go", "build", "-o", serverBin, "github.com/loomi-lmp/lmpkit/cmd/lmp-server").CombinedOutput(); err != nil {
-		t.Fatalf("go build lmp-server: %v\n%s", err, out)
-	}
+	serverBin := buildBinary(t, dir, "cmd/lmp-server", false)
+	variantBin := buildBinary(t, dir, "internal/variant/cmd/lmp-variant", raceEnabled)
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 
-	upstream, logPath := startServerProcess(ctx, t, serverBin, dir)
-	proxy, err := variant.Start(variant.Options{Upstream: "http://" + upstream, StateFile: filepath.Join(dir, "variant.json")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer ccancel()
-		if err := proxy.Close(cctx); err != nil {
-			t.Logf("close the variant: %v", err)
-		}
-	}()
+	p := check.ShortProfile
+	upstream := startProcess(ctx, t, processCtl{bin: serverBin, addr: freeLoopbackAddr(t), dir: filepath.Join(dir, "upstream"),
+		flags: fmt.Sprintf("--ping-interval %v --pong-timeout %v --auth-timeout %v", p.PingInterval, p.PongTimeout, p.AuthTimeout)})
+	// The variant is the server under test: its own process, restarted and
+	// killed by the target commands, while the lmp-server behind it runs on.
+	variant := startProcess(ctx, t, processCtl{bin: variantBin, addr: freeLoopbackAddr(t), dir: filepath.Join(dir, "variant"),
+		flags: "--upstream http://" + upstream.addr})
 
 	reportPath := filepath.Join(dir, "report.json")
-	p := check.ShortProfile
 	// The timing profile's spec is left out: under --strict it asks for
 	// the spec's own timings, which the short profile leaves on purpose.
 	argv := []string{"run", "--strict", "--label-filter", "!section:timing",
-		"--url", proxy.WSURL(), "--pair-url", proxy.PairURL(),
+		"--url", "ws://" + variant.addr + "/ws", "--pair-url", "http://" + variant.addr + "/internal/pair/new",
 		"--ping-interval", p.PingInterval.String(), "--pong-timeout", p.PongTimeout.String(), "--auth-timeout", p.AuthTimeout.String(),
-		"--server-log", logPath, "--json-report", reportPath,
+		"--server-log", filepath.Join(upstream.dir, "server.log"), "--json-report", reportPath,
+		// Hermes-side events come from the built-in triggers only; devices
+		// are revoked with the upstream's own command.
+		"--triggers", "mock", "--revoke-cmd", upstream.command("revoke {device_id}"),
+		"--restart-cmd", variant.command("restart"), "--crash-cmd", variant.command("crash"),
 	}
-	argv = append(argv, variantTargetFlags(serverBin, upstream)...)
 	cmd := exec.CommandContext(ctx, checkBin, argv...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -99,9 +95,14 @@ func TestNeutrality(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	var failed, observed, skipped []string
+	var failed, observed, skipped, restarts []string
 	for _, s := range rep.Specs {
 		id := "[" + strings.Join(s.Rules, ",") + "] " + s.Text
+		if strings.HasPrefix(s.Section, "§2 Restarts") && s.Verdict == string(check.Pass) {
+			for _, n := range s.Notes {
+				restarts = append(restarts, id+": "+n.Name+": "+firstLine(n.Text))
+			}
+		}
 		switch check.Verdict(s.Verdict) {
 		case check.Fail, check.UnexpectedPass:
 			if s.Level == "MUST" {
@@ -127,58 +128,79 @@ func TestNeutrality(t *testing.T) {
 	}
 	t.Logf("the variant under --strict: %d specs, %d SHOULD failures, %d INFO observations:\n  %s\n%d skipped:\n  %s",
 		len(rep.Specs), len(failed), len(observed), strings.Join(observed, "\n  "), len(skipped), strings.Join(skipped, "\n  "))
+	if len(restarts) == 0 {
+		t.Error("no restart or crash spec passed against the variant")
+	}
+	t.Logf("restarts and crashes of the variant:\n  %s", strings.Join(restarts, "\n  "))
 	if t.Failed() {
 		t.Logf("lmp-check output:\n%s", tail(out.String()))
 	}
 }
 
-// startServerProcess starts `lmp-server serve` with the short profile on a
-// free loopback port, its log in a file, and waits for /health. It
-// returns the server's address and the log's path; the process is killed
-// when the test ends.
-func startServerProcess(ctx context.Context, t *testing.T, bin, dir string) (addr, logPath string) {
+// processCtl is one server process driven by cmd/lmp-check's
+// testdata/serverctl.sh, CI.md's worked example of target commands: bin is
+// started as `bin serve --addr ADDR --data DIR/data --no-qr FLAGS`, which
+// both lmp-server and lmp-variant understand.
+type processCtl struct {
+	bin, addr, dir, flags string
+}
+
+// command is the shell command line running the script for action.
+func (c processCtl) command(action string) string {
+	script, _ := filepath.Abs(filepath.Join(moduleRoot, "cmd", "lmp-check", "testdata", "serverctl.sh"))
+	return fmt.Sprintf("LMP_SERVER=%s LMP_ADDR=%s LMP_DIR=%s LMP_FLAGS=%s %s %s",
+		shellQuote(c.bin), c.addr, shellQuote(c.dir), shellQuote(c.flags), shellQuote(script), action)
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// startProcess starts c's process and waits until it answers /health; it
+// is stopped when the test ends.
+func startProcess(ctx context.Context, t *testing.T, c processCtl) processCtl {
 	t.Helper()
-	addr = freeLoopbackAddr(t)
-	logPath = filepath.Join(dir, "server.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	p := check.ShortProfile
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--data", filepath.Join(dir, "data"), "--no-qr",
-		"--ping-interval", p.PingInterval.String(), "--pong-timeout", p.PongTimeout.String(), "--auth-timeout", p.AuthTimeout.String())
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
+	run := func(action string) {
+		if out, err := exec.Command("sh", "-c", c.command(action)).CombinedOutput(); err != nil {
+			t.Errorf("serverctl.sh %s: %v\n%s", action, err, out)
 		}
-		logFile.Close()
-	})
+	}
+	run("start")
+	t.Cleanup(func() { run("stop") })
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/health", nil)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.addr+"/health", nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
 			resp.Body.Close()
-			return addr, logPath
+			return c
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("lmp-server on %s never answered /health", addr)
+			log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
+			t.Fatalf("%s on %s never answered /health:\n%s", filepath.Base(c.bin), c.addr, log)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
 }
 
+// buildBinary builds the module's package pkg into dir.
+func buildBinary(t *testing.T, dir, pkg string, race bool) string {
+	t.Helper()
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "./"+pkg)...)
+	cmd.Dir = moduleRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
 // freeLoopbackAddr returns a loopback address with a port that was free a
-// moment ago.
+// moment ago; a server keeps it across its restarts.
 func freeLoopbackAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -187,13 +209,6 @@ func freeLoopbackAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
-}
-
-// variantTargetFlags are the lmp-check flags that reach what the variant
-// offers besides the wire: the built-in triggers for Hermes-side events,
-// and the upstream's own revoke command.
-func variantTargetFlags(serverBin, upstream string) []string {
-	return []string{"--triggers", "mock", "--revoke-cmd", fmt.Sprintf("%s revoke --addr %s {device_id}", serverBin, upstream)}
 }
 
 func firstLine(s string) string {
