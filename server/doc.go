@@ -63,7 +63,7 @@
 //     request, so a client that pipelines requests faster than it reads the
 //     replies is slowed down by TCP. A server ping that finds the queue
 //     full is skipped, and counts as a missed pong (T-5).
-//   - A peer that takes no frame for 10 s is dropped. Fatal closes drop the
-//     TCP connection after 2 s if the peer does not complete the close
-//     handshake.
+//   - A peer that takes no frame for 10 s (checked every 5 s, so at most
+//     15 s) is dropped. Fatal closes drop the TCP connection after 2 s if
+//     the peer does not complete the close handshake.
 package server
