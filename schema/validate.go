@@ -240,7 +240,11 @@ func message(keyword string, holder map[string]any, inst any, e *jsonschema.Vali
 		if bound, ok := holder[keyword].(float64); ok {
 			str, _ := inst.(string)
 			word := map[string]string{"maxLength": "at most", "minLength": "at least"}[keyword]
-			return fmt.Sprintf("must be %s %d characters, not %d", word, int(bound), utf8.RuneCountInString(str))
+			unit := "characters"
+			if bound == 1 {
+				unit = "character"
+			}
+			return fmt.Sprintf("must be %s %d %s, not %d", word, int(bound), unit, utf8.RuneCountInString(str))
 		}
 	}
 	return e.Message
