@@ -39,8 +39,17 @@ type Config struct {
 	Focus, Skip []string
 	JUnitReport string
 	JSONReport  string
-	Expect      string
-	Verbose     bool
+	// HTMLReport is the file of the self-contained HTML report.
+	HTMLReport string
+	// RerunFailed is an earlier run's JSON report: only the specs that
+	// failed in it run (added to Focus).
+	RerunFailed string
+	// Progress receives a live progress line while the specs run (a
+	// terminal); nil for none. Color colours the summary's verdicts.
+	Progress io.Writer
+	Color    bool
+	Expect   string
+	Verbose  bool
 
 	Stdout, Stderr io.Writer
 }

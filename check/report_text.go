@@ -14,6 +14,9 @@ type Meta struct {
 	Strict   bool
 	Started  string // RFC 3339
 	Duration float64
+	// Color colours the verdicts of the text summary (a terminal that
+	// allows it).
+	Color bool
 }
 
 // WriteText writes the readable summary: specs grouped by section with
@@ -33,7 +36,7 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 			if r.Verdict == Skipped && !verbose && r.Reason == "not selected" {
 				continue
 			}
-			line := fmt.Sprintf("  %-16s %-14s %-6s %s", strings.ToUpper(string(r.Verdict)), "["+strings.Join(r.Rules, ",")+"]", r.Level, r.Text)
+			line := fmt.Sprintf("  %s %-14s %-6s %s", paint(meta.Color, r.Verdict, fmt.Sprintf("%-16s", strings.ToUpper(string(r.Verdict)))), "["+strings.Join(r.Rules, ",")+"]", r.Level, r.Text)
 			if r.Verdict == Skipped || r.Verdict == ExpectedFailure {
 				line += "  (" + firstLine(r.Reason) + ")"
 			}
@@ -50,7 +53,7 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 		fmt.Fprintf(w, "\nDetails\n")
 	}
 	for _, r := range failed {
-		fmt.Fprintf(w, "\n--- %s %s  (%s, %s)\n", strings.ToUpper(string(r.Verdict)), r.ID(), r.Level, r.Section)
+		fmt.Fprintf(w, "\n--- %s %s  (%s, %s)\n", paint(meta.Color, r.Verdict, strings.ToUpper(string(r.Verdict))), r.ID(), r.Level, r.Section)
 		fmt.Fprintln(w, indent(r.Reason, "    "))
 		if r.Location != "" {
 			fmt.Fprintf(w, "    at %s\n", r.Location)
@@ -87,10 +90,23 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 	}
 	fmt.Fprintf(w, "Time: %.1fs\n", meta.Duration)
 	if sum.Conformant {
-		fmt.Fprintln(w, "Result: CONFORMANT")
+		fmt.Fprintln(w, "Result: "+paint(meta.Color, Pass, "CONFORMANT"))
 	} else {
-		fmt.Fprintln(w, "Result: NOT CONFORMANT")
+		fmt.Fprintln(w, "Result: "+paint(meta.Color, Fail, "NOT CONFORMANT"))
 	}
+}
+
+// verdictColor is the ANSI colour of each verdict on a terminal.
+var verdictColor = map[Verdict]string{
+	Pass: "32", Fail: "1;31", UnexpectedPass: "1;31", NonStrict: "33", ExpectedFailure: "33", Skipped: "2",
+}
+
+// paint colours s as verdict v when on.
+func paint(on bool, v Verdict, s string) string {
+	if !on {
+		return s
+	}
+	return "\x1b[" + verdictColor[v] + "m" + s + "\x1b[0m"
 }
 
 // sections returns the sections in the spec's order (§1, §2 …), others

@@ -58,6 +58,17 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		}
 		exp = e
 	}
+	if cfg.RerunFailed != "" {
+		focus, err := RerunFocus(cfg.RerunFailed)
+		if err != nil {
+			return ExitUsage, err
+		}
+		if len(focus) == 0 {
+			fmt.Fprintf(cfg.Stdout, "lmp-check: no spec failed in %s: nothing to rerun\n", cfg.RerunFailed)
+			return ExitConformant, nil
+		}
+		cfg.Focus = append(cfg.Focus, focus...)
+	}
 	if err := checkSelection(cfg.LabelFilter, cfg.Focus, cfg.Skip); err != nil {
 		return ExitUsage, err
 	}
@@ -116,7 +127,7 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	report := runSuites(cfg)
 	results := Results(report, cfg.Strict, exp)
 	sum := Summarize(results)
-	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict,
+	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict, Color: cfg.Color,
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
 	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
 	if err := writeFile(cfg.JUnitReport, func(w io.Writer) error { return WriteJUnit(w, meta, results) }); err != nil {
@@ -124,6 +135,9 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	}
 	if err := writeFile(cfg.JSONReport, func(w io.Writer) error { return WriteJSON(w, meta, results, sum) }); err != nil {
 		return ExitUsage, fmt.Errorf("--json-report: %w", err)
+	}
+	if err := writeFile(cfg.HTMLReport, func(w io.Writer) error { return WriteHTML(w, meta, results, sum) }); err != nil {
+		return ExitUsage, fmt.Errorf("--html-report: %w", err)
 	}
 	return sum.ExitCode(), nil
 }
@@ -198,6 +212,10 @@ func runSuites(cfg Config) types.Report {
 		formatter.ColorableStdOut = cfg.Stderr
 	} else {
 		formatter.ColorableStdOut = io.Discard
+	}
+	if cfg.Progress != nil && !cfg.Verbose {
+		stop := startProgress(cfg.Progress)
+		defer stop()
 	}
 	ginkgo.RunSpecs(&ginkgoT{}, SuiteName, sc, rc)
 	return lastReport

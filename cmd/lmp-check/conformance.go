@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomi-lmp/lmpkit/check"
+	"github.com/loomi-lmp/lmpkit/internal/tty"
 )
 
 // stringList is a repeatable string flag.
@@ -23,6 +24,16 @@ func selectionFlags(fs *flag.FlagSet, cfg *check.Config) {
 	fs.StringVar(&cfg.LabelFilter, "label-filter", "", "run only specs whose labels match this Ginkgo label filter (rule IDs, MUST/SHOULD/INFO, driver, timer), e.g. 'MUST && !timer'")
 	fs.Var((*stringList)(&cfg.Focus), "focus", "run only specs whose text matches this regexp (repeatable)")
 	fs.Var((*stringList)(&cfg.Skip), "skip", "skip specs whose text matches this regexp (repeatable)")
+}
+
+// reportFlags adds the flags of the readable reports and the CLI's output.
+func reportFlags(fs *flag.FlagSet, cfg *check.Config) {
+	fs.StringVar(&cfg.HTMLReport, "html-report", "", "write a self-contained HTML report to this file")
+	fs.StringVar(&cfg.RerunFailed, "rerun-failed", "", "run only the specs that failed in this earlier --json-report")
+	if tty.Is(cfg.Stdout) {
+		cfg.Progress = cfg.Stdout // the live line: on a terminal only
+	}
+	cfg.Color = tty.Color(cfg.Stdout)
 }
 
 // runCmd is `lmp-check [run] [flags]`: the conformance run.
@@ -48,6 +59,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.Expect, "expect", "", "YAML file of known failures (rule or spec, reason, link)")
 	fs.BoolVar(&cfg.Verbose, "v", false, "stream Ginkgo's progress to stderr and list unselected specs")
 	selectionFlags(fs, &cfg)
+	reportFlags(fs, &cfg)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lmp-check [run] [flags]\n\nExit codes: 0 conformant, 1 not conformant, 2 usage error or unreachable target.\n\nFlags:\n")
 		fs.PrintDefaults()

@@ -128,3 +128,20 @@ func TestExitCodes(t *testing.T) {
 		t.Errorf("JUnit report: %v", err)
 	}
 }
+
+// TestHelpAndVersion: -h and --help alike on every subcommand, exit 0;
+// --version names the module.
+func TestHelpAndVersion(t *testing.T) {
+	bin := buildBinary(t)
+	for _, sub := range [][]string{{}, {"run"}, {"list"}, {"rules"}, {"fuzz"}, {"validate"}} {
+		c1, o1, e1 := runBinary(t, bin, append(sub, "-h")...)
+		c2, o2, e2 := runBinary(t, bin, append(sub, "--help")...)
+		if c1 != 0 || c2 != 0 || o1+e1 != o2+e2 || !strings.Contains(strings.ToLower(o1+e1), "usage") {
+			t.Errorf("%v: -h exit %d, --help exit %d\n%s%s\n---\n%s%s", sub, c1, c2, o1, e1, o2, e2)
+		}
+	}
+	code, out, _ := runBinary(t, bin, "--version")
+	if code != 0 || !strings.HasPrefix(out, "lmp-check github.com/loomi-lmp/lmpkit ") {
+		t.Errorf("--version: exit %d %q", code, out)
+	}
+}
