@@ -40,7 +40,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	// The QR as the browser shows it decodes to a pairing payload (P-2).
-	if err := do( chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#qr svg"))); err != nil {
+	if err := do(chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#qr svg"))); err != nil {
 		t.Fatalf("load the dashboard: %v", err)
 	}
 	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#qr")))
@@ -67,10 +67,10 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	defer c.CloseNow()
 	row := `#device-rows tr[data-device="` + dev.ID + `"]`
-	if err := do( chromedp.WaitVisible(chromedp.CSS(row+`[data-state="online"]`))); err != nil {
+	if err := do(chromedp.WaitVisible(chromedp.CSS(row + `[data-state="online"]`))); err != nil {
 		t.Fatalf("paired device not shown online: %v", err)
 	}
-	if err := do( chromedp.WaitVisible(chromedp.CSS(`#qr.void`))); err != nil {
+	if err := do(chromedp.WaitVisible(chromedp.CSS(`#qr.void`))); err != nil {
 		t.Fatalf("used pairing code not marked: %v", err)
 	}
 
@@ -111,7 +111,7 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		return n
 	}
-	if err := do( chromedp.SendKeys(chromedp.CSS("#f-type"), "run.delta")); err != nil {
+	if err := do(chromedp.SendKeys(chromedp.CSS("#f-type"), "run.delta")); err != nil {
 		t.Fatal(err)
 	}
 	if wrong, shown := count(`!r.hidden && r.dataset.type !== "run.delta"`), count(`!r.hidden`); wrong != 0 || shown == 0 {
@@ -197,14 +197,14 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	// Revoke closes the device's connection at once (S-5).
-	if err := do( chromedp.Click(chromedp.CSS(row+` button`))); err != nil {
+	if err := do(chromedp.Click(chromedp.CSS(row + ` button`))); err != nil {
 		t.Fatal(err)
 	}
 	ce, err := c.WaitClosed(ctxT(t))
 	if err != nil || ce.Code != lmp.ClosePolicyViolation {
 		t.Fatalf("revoked device's connection: %v %v", ce, err)
 	}
-	if err := do( chromedp.WaitVisible(chromedp.CSS(row+`[data-state="revoked"]`))); err != nil {
+	if err := do(chromedp.WaitVisible(chromedp.CSS(row + `[data-state="revoked"]`))); err != nil {
 		t.Fatalf("revoked device not shown revoked: %v", err)
 	}
 	checkNoSecrets(t, p.stderr.String(), qr.Token, dev.Credential)
