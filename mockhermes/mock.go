@@ -99,7 +99,12 @@ type Mock struct {
 	chats     map[string]*chat       // by chat id
 	rows      map[string]*sessionRow // the session store, by session id
 	approvals map[string][]*approval // pending, oldest first, by session key
-	rec       recorder
+	// Patterns granted for a session ("session") or for good ("always"):
+	// their commands run without asking again.
+	grantedSession map[string]map[string]bool // by session key, pattern key
+	grantedAlways  map[string]bool
+	crossN         int // crosstalk turns played, to alternate platforms
+	rec            recorder
 }
 
 var _ server.Hermes = (*Mock)(nil)
@@ -127,6 +132,9 @@ func New(opts Options) *Mock {
 		chats:     make(map[string]*chat),
 		rows:      make(map[string]*sessionRow),
 		approvals: make(map[string][]*approval),
+
+		grantedSession: make(map[string]map[string]bool),
+		grantedAlways:  make(map[string]bool),
 	}
 	m.out = newDispatcher(m)
 	return m

@@ -71,6 +71,12 @@ func (g *gen) applyMutation(name string, f map[string]any) Step {
 		g.addKey(f)
 	case MutHuge:
 		n := 1 << (10 + g.r.IntN(8)) // 1 KiB … 128 KiB
+		if g.chance(0.3) {
+			// At the kit's limits and one over: escaped, U+2028 and < are six
+			// bytes each, what an echo that is not bounded grows by.
+			limits := []int{lmp.MaxIDLength, lmp.MaxIDLength + 1, lmp.MaxTextLength, lmp.MaxTextLength + 1}
+			n = limits[g.r.IntN(len(limits))]
+		}
 		g.replaceLeaf(f, func(any) any { return strings.Repeat(g.pick([]string{"A", "é", "\u2028", "0"}), n) })
 	case MutDeep:
 		depth := 50 + g.r.IntN(5000)

@@ -87,6 +87,7 @@ func (c *Conn) Expect(ctx context.Context, m match.M) (client.Frame, error) {
 // validate checks a frame taken from the inbox and records a violation
 // for the spec's report.
 func (c *Conn) validate(f client.Frame) error {
+	c.scanSecrets(f)
 	verr := ValidateFrame(f)
 	if verr == nil {
 		return nil
@@ -132,6 +133,7 @@ func (c *Conn) problems() []string {
 	out := append([]string(nil), c.invalid...)
 	c.mu.Unlock()
 	for _, f := range c.Pending() {
+		c.scanSecrets(f)
 		if err := ValidateFrame(f); err != nil {
 			out = append(out, err.Error())
 		}

@@ -21,8 +21,7 @@ const (
 	maxRuns   = 4
 )
 
-// raceEnabled is set by race_test.go: the pristine lmp-check is then
-// built with -race, so that the race detector watches the real server.
+// raceEnabled is set by race_test.go (see buildCheck).
 var raceEnabled bool
 
 // result is one mutant's build and run.
@@ -63,7 +62,7 @@ func TestSelfTest(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			builds <- struct{}{}
-			bin, err := buildCheck(&m, dir, false)
+			bin, err := buildWith(&m, dir, false)
 			<-builds
 			if err != nil {
 				ch <- result{err: err}
@@ -149,7 +148,7 @@ func selectedMutants(ms []mutant.Mutant) []mutant.Mutant {
 // must pass, and every rule a mutant breaks must be checked.
 func checkPristine(t *testing.T, ms []mutant.Mutant) {
 	dir := t.TempDir()
-	bin, err := buildCheck(nil, dir, raceEnabled)
+	bin, err := buildCheck(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
