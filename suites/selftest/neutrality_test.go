@@ -167,7 +167,13 @@ func startProcess(ctx context.Context, t *testing.T, c processCtl) processCtl {
 		}
 	}
 	run("start")
-	t.Cleanup(func() { run("stop") })
+	t.Cleanup(func() {
+		run("stop")
+		// A process built with -race reports races in its log.
+		if log, err := os.ReadFile(filepath.Join(c.dir, "server.log")); err == nil && strings.Contains(string(log), "WARNING: DATA RACE") {
+			t.Errorf("%s raced:\n%s", filepath.Base(c.bin), log)
+		}
+	})
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.addr+"/health", nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {
