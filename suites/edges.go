@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -57,9 +58,9 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 				"its SHA-256 (base64)":          base64.StdEncoding.EncodeToString(sum[:]),
 				"its SHA-256 (hex)":             hex.EncodeToString(sum[:]),
 			} {
-				Expect(cred == derived).To(BeFalse(), "device %d's credential is %s", i+1, name)
+				must.That(cred != derived, "device %d's credential is %s", i+1, name)
 			}
-			Expect(seen[cred]).To(BeFalse(), "device %d got the credential of an earlier device", i+1)
+			must.That(!seen[cred], "device %d got the credential of an earlier device", i+1)
 			seen[cred] = true
 		}
 	})
@@ -70,7 +71,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		a := must.Pair(ctx, "device")
 		c := must.Dial(ctx, "token with a bare device_id")
 		_, err := c.Hello(ctx, lmp.Hello{Token: must.Token(ctx), DeviceID: a.Device.ID})
-		Expect(err).To(gomegaHaveOccurred(), "a token with device_id %s paired", a.Device.ID)
+		must.That(err != nil, "a token with device_id %s paired", a.Device.ID)
 	})
 })
 
@@ -97,7 +98,7 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		must.Send(ctx, c, lmp.Ping{})
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 		for _, f := range c.Pending() {
-			Expect(f.Type).NotTo(Equal(lmp.TypeError), "an unknown frame type was answered: %s", f.Raw)
+			must.That(f.Type != lmp.TypeError, "an unknown frame type was answered: %s", c.Describe(f))
 		}
 	})
 
@@ -107,12 +108,12 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeSessionSend, "x_future": true,
 			"payload": map[string]any{"text": "/mock help " + rid, "request_id": rid, "x_future": map[string]any{"a": 1}}})
 		f := must.Expect(ctx, c, match.Request(rid))
-		Expect(f.Type).NotTo(Equal(lmp.TypeError), "session.send with an unknown field was refused: %s", f.Raw)
+		must.That(f.Type != lmp.TypeError, "session.send with an unknown field was refused: %s", c.Describe(f))
 		rid = should.NewID("v1-")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeTaskList, "x_future": 1,
 			"payload": map[string]any{"request_id": rid, "x_future": "y"}})
 		f = must.Expect(ctx, c, match.Request(rid))
-		Expect(f.Type).NotTo(Equal(lmp.TypeError), "task.list with an unknown field was refused: %s", f.Raw)
+		must.That(f.Type != lmp.TypeError, "task.list with an unknown field was refused: %s", c.Describe(f))
 	})
 })
 
@@ -146,7 +147,8 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		rid2 := should.NewID("rq-")
 		must.Request(ctx, b, lmp.SessionSend{Text: marker, RequestID: rid2}, rid2)
 		eventuallyCalls(ctx, 1, "handle_message", withText(marker))
-		Expect(calls(ctx, "handle_message", withText(text))).To(gomegaHaveLen(1), "request %s, repeated after a reconnect, was executed again", rid)
+		got := len(calls(ctx, "handle_message", withText(text)))
+		must.That(got == 1, "request %s, repeated after a reconnect, was executed %d times", rid, got)
 	}, conformance.NeedsDriver)
 })
 
@@ -157,7 +159,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.Send(ctx, c, lmp.RunCancel{RunID: run.RunID})
 		f := must.Expect(ctx, c, match.Run(run.RunID).And(match.Terminal()))
 		status, _ := rawPayload(f)["status"].(string)
-		Expect(status).To(gomegaBeElementOf(lmp.RunStatusCompleted, lmp.RunStatusFailed, lmp.RunStatusCancelled), "%s status", f.Type)
+		must.That(slices.Contains([]string{lmp.RunStatusCompleted, lmp.RunStatusFailed, lmp.RunStatusCancelled}, status), "a cancelled run ended with %s: status is not completed, failed or cancelled", c.Describe(f))
 	}, conformance.NeedsDriver)
 })
 
@@ -182,7 +184,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		for _, d := range []*conformance.Conn{a, b} {
 			must.Expect(ctx, d, match.Type(lmp.TypeNotification).And(match.Field("title", marker)))
 			for _, f := range d.Pending() {
-				Expect(match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)).Match(f)).To(BeFalse(), "%s got approval.resolved for %s twice", d.Name, res.ID)
+				must.That(!match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)).Match(f), "%s got approval.resolved for %s twice", d.Name, res.ID)
 			}
 		}
 	}, conformance.NeedsDriver)
