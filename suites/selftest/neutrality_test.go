@@ -33,7 +33,7 @@ var variantStrictFailures = []string{
 // implementation: internal/variant (lmp-variant, a process of its own) in
 // front of an lmp-server process. It numbers every frame, persists its
 // numbering across restarts, sends run.failed then run.completed, calls its
-// acknowledgement "reply", has its own error codes, close codes and task
+// acknowledgements "reply" and "approval.resolve.result", has its own error codes, close codes and task
 // statuses, and serves no driver and no admin API: Hermes-side events come
 // from --triggers only, devices are revoked with --revoke-cmd, and
 // --restart-cmd and --crash-cmd restart and kill -9 the variant. Every
