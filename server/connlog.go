@@ -23,17 +23,17 @@ func (c *conn) logMessage(f lmp.ClientFrame) {
 	if p.TaskID != nil {
 		task = *p.TaskID
 	}
-	c.log.Info("message from device", "device", c.dev.rec.ID, "task", task, "chars", len([]rune(p.Text)))
+	c.log.Info("message from device", "device", c.dev.rec.ID, "task", lmp.Shorten(task), "chars", len([]rune(p.Text)))
 }
 
-// logEnd logs the end of a connection: at info for an authenticated
-// phone, at debug for one that never said hello.
+// logEnd logs the end of a connection: at info, naming the device, for an
+// authenticated phone; at debug for one that never said hello.
 func (c *conn) logEnd(lasted time.Duration) {
 	if c.dev == nil {
 		c.log.Debug("connection ended", "after", lasted.Round(time.Millisecond).String())
 		return
 	}
-	c.log.Info("device disconnected", "device", c.dev.rec.ID, "after", lasted.Round(time.Millisecond).String())
+	c.log.Info("connection ended", "device", c.dev.rec.ID, "after", lasted.Round(time.Millisecond).String())
 }
 
 // lastSeqAttr is a hello's last_seq for a log line, "none" when absent.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"image/png"
@@ -31,9 +32,15 @@ func TestDashboardInChromium(t *testing.T) {
 	dir, addr := t.TempDir(), freeAddr(t)
 	p := startServer(t, dir, addr, "--no-qr")
 	base := "http://" + addr
+	// Each step waits at most 15 s, so that a failure can still show the page.
+	do := func(steps ...chromedp.Action[chromedp.Void]) error {
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		return chromedp.Do(sctx, steps...)
+	}
 
 	// The QR as the browser shows it decodes to a pairing payload (P-2).
-	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#qr svg"))); err != nil {
+	if err := do(chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#qr svg"))); err != nil {
 		t.Fatalf("load the dashboard: %v", err)
 	}
 	shot, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#qr")))
@@ -60,33 +67,37 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	defer c.CloseNow()
 	row := `#device-rows tr[data-device="` + dev.ID + `"]`
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(row+`[data-state="online"]`))); err != nil {
+	if err := do(chromedp.WaitVisible(chromedp.CSS(row + `[data-state="online"]`))); err != nil {
 		t.Fatalf("paired device not shown online: %v", err)
 	}
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(`#qr.void`))); err != nil {
+	if err := do(chromedp.WaitVisible(chromedp.CSS(`#qr.void`))); err != nil {
 		t.Fatalf("used pairing code not marked: %v", err)
 	}
 
 	// What the phone sends is in the log, and what the adapter made of it
-	// in the Hermes calls.
-	if err := c.Send(ctxT(t), lmp.SessionSend{Text: "/mock help", RequestID: "r1"}); err != nil {
+	// in the Hermes calls. Its turn makes the chat one the adapter shows.
+	if err := c.Send(ctxT(t), lmp.SessionSend{Text: "hello", RequestID: "r1"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(ctx,
+	if _, err := c.ExpectType(ctxT(t), lmp.TypeRunCompleted); err != nil {
+		t.Fatalf("the phone's message got no reply: %v", err)
+	}
+	if err := do(
 		chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr.in[data-type="session.send"][data-device="`+dev.ID+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#call-rows tr[data-call="handle_message"]`)),
 	); err != nil {
 		t.Fatalf("the phone's message or the adapter's handle_message not shown: %v", err)
 	}
 
-	// A scenario button plays into a new chat; its frames reach the log.
-	if err := chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`button[data-scenario="reply"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr[data-type="run.completed"][data-device="`+dev.ID+`"]`)),
+	// A scenario button plays into the chat the phone used (the page
+	// follows it); its frames reach the phone and the log.
+	if err := do(
+		chromedp.Click(chromedp.CSS(`button[data-scenario="tools"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr[data-type="run.tool_started"][data-device="`+dev.ID+`"]`)),
 	); err != nil {
-		t.Fatalf("reply scenario's frames not in the log: %v", err)
+		t.Fatalf("tools scenario's frames not in the log: %v\n%s", err, shownFrames(t, ctx))
 	}
-	if _, err := c.ExpectType(ctxT(t), lmp.TypeRunCompleted); err != nil {
+	if _, err := c.ExpectType(ctxT(t), lmp.TypeRunToolStarted); err != nil {
 		t.Fatalf("device did not get the run: %v", err)
 	}
 
@@ -100,7 +111,7 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		return n
 	}
-	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS("#f-type"), "run.delta")); err != nil {
+	if err := do(chromedp.SendKeys(chromedp.CSS("#f-type"), "run.delta")); err != nil {
 		t.Fatal(err)
 	}
 	if wrong, shown := count(`!r.hidden && r.dataset.type !== "run.delta"`), count(`!r.hidden`); wrong != 0 || shown == 0 {
@@ -110,7 +121,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := count(`true`)
-	if err := chromedp.Do(ctx,
+	if err := do(
 		chromedp.Click(chromedp.CSS("#pause")),
 		chromedp.WaitVisible(chromedp.CSS(`#pause[aria-pressed="true"]`)),
 		chromedp.SendKeys(chromedp.CSS(`button[data-scenario="notify"]`), kb.Enter),
@@ -126,7 +137,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if n := count(`true`); n != before {
 		t.Errorf("paused log grew from %d to %d rows", before, n)
 	}
-	if err := chromedp.Do(ctx,
+	if err := do(
 		chromedp.Click(chromedp.CSS("#pause")),
 		chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr[data-type="notification"]`)),
 	); err != nil {
@@ -140,7 +151,7 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// An approval answered on the page is answered at the gateway: the
 	// device hears decided_by local.
-	if err := chromedp.Do(ctx,
+	if err := do(
 		chromedp.Click(chromedp.CSS(`button[data-scenario="approval"]`)),
 		chromedp.Click(chromedp.CSS(`#approval-list li[data-approval] button[data-choice="once"]`)),
 	); err != nil {
@@ -168,7 +179,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if *updateScreenshot {
 		// A fresh code and a real pending approval, so that the picture
 		// shows both live.
-		if err := chromedp.Do(ctx,
+		if err := do(
 			chromedp.WaitNotPresent(chromedp.CSS("#approval-list li[data-approval]")),
 			chromedp.Click(chromedp.CSS(`button[data-scenario="approval"]`)),
 			chromedp.WaitVisible(chromedp.CSS("#approval-list li[data-approval]")),
@@ -186,15 +197,25 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	// Revoke closes the device's connection at once (S-5).
-	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(row+` button`))); err != nil {
+	if err := do(chromedp.Click(chromedp.CSS(row + ` button`))); err != nil {
 		t.Fatal(err)
 	}
 	ce, err := c.WaitClosed(ctxT(t))
 	if err != nil || ce.Code != lmp.ClosePolicyViolation {
 		t.Fatalf("revoked device's connection: %v %v", ce, err)
 	}
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.CSS(row+`[data-state="revoked"]`))); err != nil {
+	if err := do(chromedp.WaitVisible(chromedp.CSS(row + `[data-state="revoked"]`))); err != nil {
 		t.Fatalf("revoked device not shown revoked: %v", err)
 	}
 	checkNoSecrets(t, p.stderr.String(), qr.Token, dev.Credential)
+}
+
+// shownFrames lists the frame log's rows, for a failure message.
+func shownFrames(t *testing.T, ctx context.Context) string {
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#frame-rows tr")).map(r => r.dataset.device + " " + r.className + " " + r.dataset.type)`))
+	if err != nil {
+		return "(frame log unreadable: " + err.Error() + ")"
+	}
+	status, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("play-state").textContent`))
+	return strings.Join(rows, "\n") + "\nstatus: " + status
 }

@@ -8,7 +8,7 @@ const MAX_ROWS = 1000;              // frame rows kept in the page
 const $ = (id) => document.getElementById(id);
 const state = {
   paused: false, held: [], frames: [], tasks: new Set(), types: new Set(),
-  devices: new Set(), pairingFP: "", pairingExpires: 0, refreshTimer: 0,
+  devices: new Set(), pairingFP: "", pairingExpires: 0, refreshTimer: 0, chatChosen: false,
 };
 
 async function api(method, path, body) {
@@ -146,7 +146,6 @@ async function play(name, args) {
   try {
     const r = await api("POST", DRIVER + "/play", {scenario: name, args: args.trim() ? args.trim().split(/\s+/) : [], task_id: task});
     addTask(r.task_id);
-    $("chat").value = r.task_id;
     $("play-state").textContent = name + " playing in " + r.task_id + (r.run_id ? " (run " + r.run_id + ")" : "");
   } catch (e) {
     $("play-state").textContent = name + ": " + e.message;
@@ -157,6 +156,15 @@ function addTask(id) {
   if (!id || state.tasks.has(id)) return;
   state.tasks.add(id);
   $("chat").append(el("option", {value: id}, id));
+}
+
+// followChat selects the chat a phone last talked in, until the user picks
+// one: the adapter shows phones the turns of such chats only (note 19).
+function followChat(f) {
+  if (state.chatChosen || !f.task_id) return;
+  if ((f.dir === "in" && f.type === "session.send") || (f.dir === "out" && (f.type || "").startsWith("run."))) {
+    $("chat").value = f.task_id;
+  }
 }
 
 // Approvals ----------------------------------------------------------------
@@ -219,6 +227,7 @@ function frameRow(f) {
 
 function addFrame(f) {
   if (f.task_id) addTask(f.task_id);
+  followChat(f);
   if (f.type && !state.types.has(f.type)) {
     state.types.add(f.type);
     $("known-types").append(el("option", {value: f.type}));
@@ -280,6 +289,7 @@ function follow() {
 
 document.addEventListener("DOMContentLoaded", () => {
   $("pair-new").addEventListener("click", mintPairing);
+  $("chat").addEventListener("change", () => { state.chatChosen = true; });
   $("pause").addEventListener("click", togglePause);
   $("clear-frames").addEventListener("click", () => { state.frames = []; state.held = []; $("frame-rows").replaceChildren(); });
   $("clear-calls").addEventListener("click", async () => { await api("DELETE", DRIVER + "/calls"); refresh(); });
