@@ -120,17 +120,17 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 })
 
 var _ = conformance.Section("§4 task.list", "tasklist", func() {
-	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2 and 3, with and without status_filter)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2, 3 and 7, with and without status_filter)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		for range 5 {
+		for range 8 {
 			_, err := drv().Session(ctx, driver.SessionRequest{Title: "limit " + should.NewID("")})
 			must.Succeed(err)
 		}
 		for _, filter := range []string{"", lmp.StatusFilterAll, lmp.StatusFilterLive} {
-			for _, limit := range []int{1, 2, 3} {
+			for _, limit := range []int{1, 2, 3, 7} {
 				rid := should.NewID("tl-")
 				res := must.Decode[lmp.TaskListResult](must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(limit), StatusFilter: filter}, rid))
-				Expect(res.Tasks).To(gomegaHaveLen(limit), "task.list limit %d, status_filter %q, with at least 5 live tasks", limit, filter)
+				Expect(res.Tasks).To(gomegaHaveLen(limit), "task.list limit %d, status_filter %q, with at least 8 live tasks", limit, filter)
 			}
 		}
 	}, conformance.NeedsDriver)
@@ -152,6 +152,26 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		eventuallyCalls(ctx, 1, "handle_message", withText(marker))
 		Expect(calls(ctx, "handle_message", withText(text))).To(gomegaHaveLen(1), "request %s, repeated after a reconnect, was executed again", rid)
 	}, conformance.NeedsDriver)
+})
+
+var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
+	conformance.It("I-1", rules.MUST, "once the request_id window is full, the newest request_id is still remembered", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		n := profile().RequestIDWindow
+		prefix := should.NewID("wn-")
+		text := func(i int) string { return fmt.Sprintf("/mock help %s-%d", prefix, i) }
+		for i := range n + 1 {
+			rid := fmt.Sprintf("%s-%d", prefix, i)
+			must.Request(ctx, c, lmp.SessionSend{Text: text(i), RequestID: rid}, rid)
+		}
+		last := fmt.Sprintf("%s-%d", prefix, n)
+		must.Request(ctx, c, lmp.SessionSend{Text: text(n), RequestID: last}, last)
+		marker := "/mock help " + should.NewID("")
+		rid := should.NewID("rq-")
+		must.Request(ctx, c, lmp.SessionSend{Text: marker, RequestID: rid}, rid)
+		eventuallyCalls(ctx, 1, "handle_message", withText(marker))
+		Expect(calls(ctx, "handle_message", withText(text(n)))).To(gomegaHaveLen(1), "request %s, the newest of %d, executed twice", last, n+1)
+	}, conformance.NeedsDriver, ginkgo.SpecTimeout(time.Minute))
 })
 
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
