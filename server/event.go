@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,32 +26,67 @@ type event struct {
 
 var eventHead = []byte(`{"v":1,"seq":`)
 
-func newEvent(typ string, ts time.Time, taskID, runID *string, payload json.RawMessage) *event {
+// newEvent encodes an event once: its envelope without seq and event_id,
+// and its payload, straight into one buffer (a pooled scratch buffer with
+// a JSON encoder writing into it, copied out at the exact size).
+func newEvent(typ string, ts time.Time, taskID, runID *string, payload any) (*event, error) {
+	sc := scratchPool.Get().(*eventScratch)
+	defer sc.put()
 	// Enforces E-1: every durable frame carries v, seq, ts, type, task_id and run_id (null when absent), event_id and payload.
 	// Connection-scoped frames get the same fields from lmp.Frame in writeScoped.
-	buf := make([]byte, 0, 96+len(typ)+strLen(taskID)+strLen(runID)+len(payload))
-	buf = append(buf, `,"ts":`...)
+	b := sc.buf.AvailableBuffer()
+	b = append(b, `,"ts":`...)
 	// Enforces T-7: an event's ts is lmp.Timestamp, float epoch seconds (UTC); writeScoped uses the same.
-	buf = appendJSON(buf, lmp.Timestamp(ts))
-	buf = append(buf, `,"type":`...)
-	buf = appendJSON(buf, typ)
-	buf = append(buf, `,"task_id":`...)
-	buf = appendJSON(buf, taskID)
-	buf = append(buf, `,"run_id":`...)
-	buf = appendJSON(buf, runID)
-	buf = append(buf, `,"event_id":"e_`...)
-	k := len(buf)
-	buf = append(buf, `","payload":`...)
-	buf = append(buf, payload...)
-	buf = append(buf, '}')
-	return &event{typ: typ, mid: buf[:k:k], tail: buf[k:]}
+	b = appendJSON(b, lmp.Timestamp(ts))
+	b = append(b, `,"type":`...)
+	b = appendJSON(b, typ)
+	b = append(b, `,"task_id":`...)
+	b = appendJSON(b, taskID)
+	b = append(b, `,"run_id":`...)
+	b = appendJSON(b, runID)
+	b = append(b, `,"event_id":"e_`...)
+	k := len(b)
+	b = append(b, `","payload":`...)
+	sc.buf.Write(b)
+	if err := sc.enc.Encode(payload); err != nil {
+		return nil, err
+	}
+	sc.buf.Truncate(sc.buf.Len() - 1) // the encoder's newline
+	if sc.buf.Len() > lmp.MaxFrameBytes-envelopeReserve {
+		// Perhaps over the frame limit: encodePayload measures it exactly
+		// and shortens its strings to fit (rare, so encoded again).
+		raw, err := encodePayload(payload, taskID, runID)
+		if err != nil {
+			return nil, err
+		}
+		sc.buf.Truncate(len(b))
+		sc.buf.Write(raw)
+	}
+	sc.buf.WriteByte('}')
+	buf := bytes.Clone(sc.buf.Bytes())
+	return &event{typ: typ, mid: buf[:k:k], tail: buf[k:]}, nil
 }
 
-func strLen(s *string) int {
-	if s == nil {
-		return 0
+// eventScratch is where newEvent encodes an event before copying it out.
+type eventScratch struct {
+	buf bytes.Buffer
+	enc *json.Encoder // writes into buf, escaping HTML as json.Marshal does
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	sc := &eventScratch{}
+	sc.enc = json.NewEncoder(&sc.buf)
+	return sc
+}}
+
+// put returns the scratch buffer to the pool, unless a large payload grew
+// it past maxKeptFrame.
+func (sc *eventScratch) put() {
+	if sc.buf.Cap() > maxKeptFrame {
+		return
 	}
-	return len(*s)
+	sc.buf.Reset()
+	scratchPool.Put(sc)
 }
 
 // appendJSON appends v encoded as encoding/json encodes it. The values of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,14 +28,18 @@ func TestEventFrameIsWhatEncodingJSONWrites(t *testing.T) {
 		{"whole second", lmp.TypeRunStarted, nil, &task, time.Unix(1764547200, 0)},
 		{"tiny ts", lmp.TypeNotification, nil, nil, time.Unix(0, 1)},
 	}
-	payload := json.RawMessage(`{"text":"hi"}`)
+	payload := lmp.Notification{Category: lmp.CategoryResult, Text: "hi <&> \u2028 \"quoted\"", Source: "gateway"}
+	encoded, err := json.Marshal(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range cases {
-		ev := newEvent(tc.typ, tc.ts, tc.taskID, tc.runID, payload)
+		ev := testEvent(tc.typ, tc.ts, tc.taskID, tc.runID, payload)
 		ev.g = 107
 		for _, base := range []int64{0, 100, 106} {
 			seq := ev.g - base
 			want, err := json.Marshal(lmp.Frame{V: lmp.Version, Seq: seq, TS: lmp.Timestamp(tc.ts), Type: tc.typ,
-				TaskID: tc.taskID, RunID: tc.runID, EventID: lmp.EventID(seq), Payload: payload})
+				TaskID: tc.taskID, RunID: tc.runID, EventID: lmp.EventID(seq), Payload: encoded})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,13 +50,47 @@ func TestEventFrameIsWhatEncodingJSONWrites(t *testing.T) {
 	}
 }
 
+func TestEventPayloadThatDoesNotEncode(t *testing.T) {
+	if _, err := newEvent(lmp.TypeNotification, time.Now(), nil, nil, map[string]float64{"x": math.Inf(1)}); err == nil {
+		t.Fatal("an infinite number encoded as JSON")
+	}
+	// The scratch buffer it left is reset: the next event is whole.
+	ev := testEvent(lmp.TypeNotification, time.Unix(1, 0), nil, nil, map[string]int{"n": 1})
+	ev.g = 1
+	var f lmp.Frame
+	if err := json.Unmarshal(ev.appendTo(nil, 0), &f); err != nil || string(f.Payload) != `{"n":1}` {
+		t.Fatalf("event after a failed one: %s (%v)", ev.appendTo(nil, 0), err)
+	}
+}
+
+// TestEventWithinTheFrameLimit publishes a notification whose text alone
+// is over lmp.MaxFrameBytes: the event's frame, at the longest seq a
+// device can have, still fits, its text shortened with cutMark.
+func TestEventWithinTheFrameLimit(t *testing.T) {
+	task := strings.Repeat("t", 300)
+	n := lmp.Notification{Category: lmp.CategoryResult, Text: strings.Repeat("é<", lmp.MaxFrameBytes/2), Source: "gateway"}
+	ev := testEvent(lmp.TypeNotification, time.Now(), &task, nil, n)
+	ev.g = math.MaxInt64
+	raw := ev.appendTo(nil, 0)
+	if len(raw) > lmp.MaxFrameBytes {
+		t.Fatalf("frame of %d bytes, over the %d-byte limit", len(raw), lmp.MaxFrameBytes)
+	}
+	var f struct{ Payload lmp.Notification }
+	if err := json.Unmarshal(raw, &f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(f.Payload.Text, cutMark) || f.Payload.Source != "gateway" {
+		t.Fatalf("shortened text ends %q, source %q", f.Payload.Text[len(f.Payload.Text)-40:], f.Payload.Source)
+	}
+}
+
 // TestEventFrameBufferReuse renders two devices' frames into one reused
 // buffer, as a writer does: each rendering is complete and correct,
 // whatever the buffer held before.
 func TestEventFrameBufferReuse(t *testing.T) {
-	a := newEvent(lmp.TypeNotification, time.Unix(5, 0), nil, nil, json.RawMessage(`{"text":"a longer payload"}`))
+	a := testEvent(lmp.TypeNotification, time.Unix(5, 0), nil, nil, json.RawMessage(`{"text":"a longer payload"}`))
 	a.g = 1234567
-	b := newEvent(lmp.TypeNotification, time.Unix(5, 0), nil, nil, json.RawMessage(`{}`))
+	b := testEvent(lmp.TypeNotification, time.Unix(5, 0), nil, nil, json.RawMessage(`{}`))
 	b.g = 2
 	buf := a.appendTo(nil, 0)
 	buf = b.appendTo(buf[:0], 1)
@@ -83,4 +122,13 @@ func FuzzAppendJSON(f *testing.F) {
 		check(appendJSON(nil, x), x)
 		check(appendJSON[*string](nil, nil), nil)
 	})
+}
+
+// testEvent is newEvent for payloads that always encode.
+func testEvent(typ string, ts time.Time, taskID, runID *string, payload any) *event {
+	ev, err := newEvent(typ, ts, taskID, runID, payload)
+	if err != nil {
+		panic(err)
+	}
+	return ev
 }

@@ -18,7 +18,7 @@ func TestEventLogIsBoundedAndOrdered(t *testing.T) { // E-5, E-6
 		t.Fatal("numbers before the restart are a truncated gap")
 	}
 	for i := 0; i < 10; i++ {
-		l.add(newEvent(lmp.TypeNotification, time.Now(), nil, nil, json.RawMessage(`{}`)))
+		l.add(testEvent(lmp.TypeNotification, time.Now(), nil, nil, json.RawMessage(`{}`)))
 	}
 	if l.n != 4 || len(l.ring) != 4 || l.last != 110 || l.oldest() != 107 {
 		t.Fatalf("ring n=%d last=%d oldest=%d", l.n, l.last, l.oldest())
@@ -72,7 +72,7 @@ func TestEventLogReadersWithoutLock(t *testing.T) {
 			done <- ""
 		}()
 	}
-	ev := newEvent(lmp.TypeNotification, time.Now(), nil, nil, json.RawMessage(`{}`))
+	ev := testEvent(lmp.TypeNotification, time.Now(), nil, nil, json.RawMessage(`{}`))
 	for range total {
 		e := *ev
 		l.add(&e)

@@ -105,12 +105,11 @@ func (s *Server) load() error {
 // behind is closed as a slow consumer instead, and its missed events are
 // served by its next hello (slow consumers).
 func (s *Server) publish(typ string, taskID, runID *string, payload any) {
-	raw, err := encodePayload(payload, taskID, runID)
+	ev, err := newEvent(typ, time.Now(), taskID, runID, payload)
 	if err != nil {
 		s.log.Error("event dropped: cannot encode it", "type", typ, "err", err)
 		return
 	}
-	ev := newEvent(typ, time.Now(), taskID, runID, raw)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {

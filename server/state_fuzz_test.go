@@ -31,7 +31,7 @@ func FuzzEventLog(f *testing.F) {
 		last := start
 		for _, op := range ops {
 			if op%2 == 0 {
-				e := newEvent("notification", time.Unix(0, 0), nil, nil, json.RawMessage(`{}`))
+				e := testEvent("notification", time.Unix(0, 0), nil, nil, json.RawMessage(`{}`))
 				log.add(e)
 				last++
 				model = append(model, last)
