@@ -120,15 +120,15 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 var _ = conformance.Section("§4 task.list", "tasklist", func() {
 	// status_filter's words are the reference server's (note 21): the
 	// tasklist section observes them at INFO.
-	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2 and 3)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2, 3 and 7)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		for range 5 {
+		for range 8 {
 			_, err := drv().Session(ctx, driver.SessionRequest{Title: "limit " + should.NewID("")})
 			must.Succeed(err)
 		}
-		for _, limit := range []int{1, 2, 3} {
+		for _, limit := range []int{1, 2, 3, 7} {
 			rows := listTasks(ctx, c, limit, "")
-			must.That(len(rows) == limit, "task.list with limit %d returned %d rows, with at least 5 tasks in the store", limit, len(rows))
+			must.That(len(rows) == limit, "task.list with limit %d returned %d rows, with at least 8 tasks in the store", limit, len(rows))
 		}
 	}, conformance.NeedsDriver)
 })
@@ -150,6 +150,26 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		got := len(calls(ctx, "handle_message", withText(text)))
 		must.That(got == 1, "request %s, repeated after a reconnect, was executed %d times", rid, got)
 	}, conformance.NeedsDriver)
+})
+
+var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
+	conformance.It("I-1", rules.MUST, "once the request_id window is full, the newest request_id is still remembered", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		n := profile().RequestIDWindow
+		prefix := should.NewID("wn-")
+		text := func(i int) string { return fmt.Sprintf("/mock help %s-%d", prefix, i) }
+		for i := range n + 1 {
+			rid := fmt.Sprintf("%s-%d", prefix, i)
+			must.Request(ctx, c, lmp.SessionSend{Text: text(i), RequestID: rid}, rid)
+		}
+		last := fmt.Sprintf("%s-%d", prefix, n)
+		must.Request(ctx, c, lmp.SessionSend{Text: text(n), RequestID: last}, last)
+		marker := "/mock help " + should.NewID("")
+		rid := should.NewID("rq-")
+		must.Request(ctx, c, lmp.SessionSend{Text: marker, RequestID: rid}, rid)
+		eventuallyCalls(ctx, 1, "handle_message", withText(marker))
+		Expect(calls(ctx, "handle_message", withText(text(n)))).To(gomegaHaveLen(1), "request %s, the newest of %d, executed twice", last, n+1)
+	}, conformance.NeedsDriver, ginkgo.SpecTimeout(time.Minute))
 })
 
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
