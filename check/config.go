@@ -27,8 +27,17 @@ type Config struct {
 	// is used.
 	ServerLog string
 
+	// Triggers is --triggers: "mock" (the built-in set) or a triggers
+	// file; empty without --url means "mock".
+	Triggers string
+	// RevokeCmd, RestartCmd and CrashCmd are the target commands
+	// (conformance.Target).
+	RevokeCmd, RestartCmd, CrashCmd string
+
 	// Timing flags; zero keeps the driver's or the spec's value.
-	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
+	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration
+	// Window flags; zero keeps the driver's or the spec's value (512, 256).
+	ReplayWindow, RequestWindow int
 
 	// Profile picks the in-process server's timings: "short" (default) or
 	// "spec".

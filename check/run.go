@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -69,8 +70,12 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		}
 		cfg.Focus = append(cfg.Focus, focus...)
 	}
-	if err := checkSelection(cfg.LabelFilter, cfg.Focus, cfg.Skip); err != nil {
+	selected, err := Preview(cfg.LabelFilter, cfg.Focus, cfg.Skip)
+	if err != nil {
 		return ExitUsage, err
+	}
+	if len(selected) == 0 {
+		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(cfg))
 	}
 	hc, err := cfg.httpClient()
 	if err != nil {
@@ -79,11 +84,29 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	t := conformance.Target{
 		WSURL: cfg.URL, PairURL: cfg.PairURL, TokenCmd: cfg.TokenCmd, DriverURL: cfg.DriverURL,
 		HTTPClient: hc, Strict: cfg.Strict, ServerLog: cfg.ServerLog,
+		RevokeCmd: cfg.RevokeCmd, RestartCmd: cfg.RestartCmd, CrashCmd: cfg.CrashCmd,
+	}
+	if cfg.Triggers != "" {
+		if t.Triggers, err = conformance.LoadTriggers(cfg.Triggers); err != nil {
+			return ExitUsage, usagef("--triggers: %v", err)
+		}
 	}
 	if cfg.URL == "" {
 		if cfg.ServerLog != "" {
 			return ExitUsage, usagef("--server-log needs --url: the in-process server's own log is read without it")
 		}
+		for flag, v := range map[string]string{"--restart-cmd": cfg.RestartCmd, "--crash-cmd": cfg.CrashCmd} {
+			if v != "" {
+				return ExitUsage, usagef("%s needs --url: it acts on the server under test, and the in-process server is not a process of its own", flag)
+			}
+		}
+		// The in-process server has both sources: the event specs go
+		// through the triggers, as against a server that is not ours, the
+		// specs that observe the Hermes side through the driver.
+		if t.Triggers == nil {
+			t.Triggers = conformance.MockTriggers()
+		}
+		t.PreferTriggers = true
 		inst, prof, err := startInProcess(ctx, cfg)
 		if err != nil {
 			return ExitUsage, err
@@ -129,6 +152,9 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	sum := Summarize(results)
 	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict, Color: cfg.Color,
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
+	if cfg.URL != "" {
+		meta.Devices = cleanUp(ctx, conformance.Current())
+	}
 	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
 	if err := writeFile(cfg.JUnitReport, func(w io.Writer) error { return WriteJUnit(w, meta, results) }); err != nil {
 		return ExitUsage, fmt.Errorf("--junit-report: %w", err)
@@ -165,6 +191,15 @@ func buildProfile(ctx context.Context, cfg Config, t conformance.Target) (confor
 	set(&p.PongTimeout, cfg.PongTimeout)
 	set(&p.AuthTimeout, cfg.AuthTimeout)
 	set(&p.PairTTL, cfg.PairTTL)
+	set(&p.ApprovalTimeout, cfg.ApprovalTimeout)
+	setN := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+			p.Source = "flags"
+		}
+	}
+	setN(&p.ReplayWindow, cfg.ReplayWindow)
+	setN(&p.RequestIDWindow, cfg.RequestWindow)
 	return p, nil
 }
 
@@ -246,4 +281,34 @@ func ExitCodeOf(err error) int {
 		return ExitUsage
 	}
 	return ExitNotConformant
+}
+
+// cleanUp revokes the devices the run paired and says what became of
+// them: a run must not leave its devices in a developer's server.
+func cleanUp(ctx context.Context, t *conformance.Target) string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	c := conformance.RevokePaired(ctx, t)
+	switch {
+	case c.Paired == 0:
+		return "the run paired none"
+	case c.Left == 0:
+		return fmt.Sprintf("the run paired %d and revoked them all", c.Paired)
+	}
+	return fmt.Sprintf("the run paired %d, revoked %d and had to leave %d: %v", c.Paired, c.Revoked, c.Left, c.Err)
+}
+
+// selectionString describes the selection flags for an error message.
+func selectionString(cfg Config) string {
+	var parts []string
+	if cfg.LabelFilter != "" {
+		parts = append(parts, fmt.Sprintf("--label-filter %q", cfg.LabelFilter))
+	}
+	for _, f := range cfg.Focus {
+		parts = append(parts, fmt.Sprintf("--focus %q", f))
+	}
+	for _, f := range cfg.Skip {
+		parts = append(parts, fmt.Sprintf("--skip %q", f))
+	}
+	return strings.Join(parts, " ")
 }

@@ -229,14 +229,19 @@ func (m *Mock) hook(ctx context.Context, name string, kwargs map[string]any) {
 }
 
 func (m *Mock) hookWith(ctx context.Context, f Faults, name string, kwargs map[string]any) {
-	if isStreamHook(name) {
-		if _, ok := kwargs["telemetry_schema_version"]; !ok {
-			kwargs["telemetry_schema_version"] = TelemetrySchemaVersion
-		}
-		m.out.stream(ctx, f, name, jsonShape(kwargs))
+	if !isStreamHook(name) {
+		m.deliver(ctx, name, jsonShape(kwargs))
 		return
 	}
-	m.deliver(ctx, name, jsonShape(kwargs))
+	if _, ok := kwargs["telemetry_schema_version"]; !ok {
+		kwargs["telemetry_schema_version"] = TelemetrySchemaVersion
+	}
+	raw, err := json.Marshal(kwargs)
+	if err != nil || len(raw) > MaxStreamPayload {
+		m.out.drop(name, "payload exceeds the size bound")
+		return
+	}
+	m.out.stream(ctx, f, name, decoded(raw, kwargs))
 }
 
 // deliver calls the adapter's hook callback.
@@ -256,6 +261,12 @@ func jsonShape(v map[string]any) map[string]any {
 	if err != nil {
 		return v
 	}
+	return decoded(raw, v)
+}
+
+// decoded is raw, the JSON encoding of v, decoded again; v when it does not
+// decode.
+func decoded(raw []byte, v map[string]any) map[string]any {
 	var out map[string]any
 	if json.Unmarshal(raw, &out) != nil {
 		return v

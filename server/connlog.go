@@ -23,7 +23,7 @@ func (c *conn) logMessage(f lmp.ClientFrame) {
 	if p.TaskID != nil {
 		task = *p.TaskID
 	}
-	c.log.Info("message from device", "device", c.dev.rec.ID, "task", task, "chars", len([]rune(p.Text)))
+	c.log.Info("message from device", "device", c.dev.rec.ID, "task", lmp.Shorten(task), "chars", len([]rune(p.Text)))
 }
 
 // logEnd logs the end of a connection: at info, naming the device, for an

@@ -648,3 +648,22 @@ func TestConcurrentHooksOfOneTurn(t *testing.T) { // F-3, note 6
 	}
 	quiet(t, e, c, "run_t_par")
 }
+
+// A /stop that comes after the turn completed, while its final reply is on
+// its way, cancels nothing: the run completes with the reply.
+func TestStopAfterTheTurnCompleted(t *testing.T) { // F-6, note 17
+	e := newEnv(t)
+	c, dev := e.pair()
+	h := chatTurn(t, e, c, dev, "", "s_late_stop", "t_late_stop")
+	h.start(1)
+	h.end(1, "done", nil)
+	h.sessionEnd(true, false)
+	e.srv.InterruptSessionActivity(context.Background(), server.SessionKeyPrefix+h.chat, h.chat)
+	hook(e, "agent_loop_stopped", map[string]any{"session_key": server.SessionKeyPrefix + h.chat, "platform": "loomi",
+		"reason": "stop", "invalidation_reason": "stop_command"})
+	h.reply("done")
+	fs := runFrames(t, c, "run_t_late_stop")
+	if done := decode[lmp.RunCompleted](t, fs[len(fs)-1]); done.Status != "completed" || done.Text != "done" {
+		t.Fatalf("%+v", done)
+	}
+}

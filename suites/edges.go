@@ -157,7 +157,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	conformance.It("F-1,F-6", rules.MUST, "a cancelled run ends with a terminal frame whose status is one of completed, failed, cancelled", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		_, run := startLongRun(ctx, c)
+		run := startLongRun(ctx, c).Started
 		must.Send(ctx, c, lmp.RunCancel{RunID: run.RunID})
 		f := must.Expect(ctx, c, match.Run(run.RunID).And(match.Terminal()))
 		status, _ := rawPayload(f)["status"].(string)
@@ -168,34 +168,34 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 	conformance.It("M-3", rules.MUST, "each device gets one approval.resolved per approval, also when Hermes' hook follows a device's resolve", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
-		res, _ := newApproval(ctx, a, 0)
-		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID)))
+		res := newApproval(ctx, a, 0)
+		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ID)))
 		rid := should.NewID("ar-")
-		must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ApprovalID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
+		must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
 		for _, d := range []*conformance.Conn{a, b} {
-			must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
+			must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
 		}
 		// Hermes reports the resolution through post_approval_response too.
 		must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
-			"session_key": res.SessionKey, "request_id": res.ApprovalID, "choice": lmp.ChoiceOnce, "surface": "gateway",
+			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceOnce, "surface": "gateway",
 		}}), "hook post_approval_response")
 		marker := notify(ctx, should.NewID("task_cf"))
 		for _, d := range []*conformance.Conn{a, b} {
 			must.Expect(ctx, d, match.Type(lmp.TypeNotification).And(match.Field("title", marker)))
 			for _, f := range d.Pending() {
-				Expect(match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)).Match(f)).To(BeFalse(), "%s got approval.resolved for %s twice", d.Name, res.ApprovalID)
+				Expect(match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)).Match(f)).To(BeFalse(), "%s got approval.resolved for %s twice", d.Name, res.ID)
 			}
 		}
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-3,M-3", rules.MUST, "an approval resolved on another surface is announced to every device with approval.resolved", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
-		res, _ := newApproval(ctx, a, time.Minute)
+		res := newApproval(ctx, a, time.Minute)
 		must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
-			"session_key": res.SessionKey, "request_id": res.ApprovalID, "choice": lmp.ChoiceDeny, "surface": "cli",
+			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceDeny, "surface": "cli",
 		}}), "hook post_approval_response")
 		for _, d := range []*conformance.Conn{a, b} {
-			must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
+			must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
 		}
 	}, conformance.NeedsDriver)
 })

@@ -97,11 +97,11 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 	conformance.It("H-5,F-8", rules.MUST, "resolve_gateway_approval gets the approval's session key, the choice unchanged, resolve_all false, the reason and Hermes' request id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for _, choice := range lmp.Choices {
-			res, _ := newApproval(ctx, c, 0)
+			res := newApproval(ctx, c, 0)
 			rid, reason := should.NewID("ra-"), "because "+should.NewID("")
-			must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ApprovalID, Choice: choice, Reason: reason, RequestID: rid}, rid)
-			got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ApprovalID))
-			Expect(got).To(gomegaHaveLen(1), "resolve_gateway_approval calls for %s", res.ApprovalID)
+			must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: choice, Reason: reason, RequestID: rid}, rid)
+			got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ID))
+			Expect(got).To(gomegaHaveLen(1), "resolve_gateway_approval calls for %s", res.ID)
 			a := got[0].Args
 			Expect(a["session_key"]).To(Equal(res.SessionKey), "session_key")
 			Expect(a["choice"]).To(Equal(choice), "choice")
@@ -142,12 +142,13 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 
 	conformance.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		first, run1 := startLongRun(ctx, c)
+		long := startLongRun(ctx, c)
+		task, run1 := long.Task, long.Started
 		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
 		must.Expect(ctx, c, match.Run(run1.RunID).And(match.Terminal()))
 		rid := should.NewID("rq-")
-		must.Request(ctx, c, lmp.SessionSend{TaskID: &first.TaskID, Text: "/mock long", RequestID: rid}, rid)
-		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(first.TaskID).And(match.Type(lmp.TypeRunStarted), match.M{Desc: "another run", Fn: func(f client.Frame) bool { return f.RunID != nil && *f.RunID != run1.RunID }})))
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: "/mock long", RequestID: rid}, rid)
+		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted), match.M{Desc: "another run", Fn: func(f client.Frame) bool { return f.RunID != nil && *f.RunID != run1.RunID }})))
 		stops := func() int { return len(calls(ctx, "handle_message", withText("/stop"))) }
 		before := stops()
 		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})

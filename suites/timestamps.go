@@ -119,7 +119,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		}
 		// A notification, an approval, a task row.
 		frames = append(frames, must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", notify(ctx, should.NewID("task_cf"))))))
-		_, req := newApproval(ctx, c, 0)
+		req := newApproval(ctx, c, 0).Required
 		expectEpochSeconds(req.DeadlineTS, "approval.required deadline_ts")
 		_, err := drv().Session(ctx, driver.SessionRequest{Title: "ts " + should.NewID(""), Preview: "hi"})
 		must.Succeed(err)

@@ -61,7 +61,7 @@ func TestExitCodes(t *testing.T) {
 		want string // in stdout or stderr
 	}{
 		{"conformant", []string{"--label-filter", "section:transport", "--junit-report", junit, "--json-report", jsonRep}, 0, "Result: CONFORMANT"},
-		{"strict timing deviation", []string{"--strict", "--label-filter", "INFO"}, 1, "NOT CONFORMANT"},
+		{"strict timing deviation", []string{"--strict", "--label-filter", "section:timing"}, 1, "NOT CONFORMANT"},
 		{"unexpected pass", []string{"--label-filter", "T-2", "--expect", expect}, 1, "UNEXPECTED-PASS"},
 		{"unreachable", []string{"--url", "ws://127.0.0.1:1/ws"}, 2, "unreachable"},
 		{"not a ws url", []string{"--url", "http://127.0.0.1:1/ws"}, 2, "ws://"},
@@ -69,6 +69,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"--no-such-flag"}, 2, "no-such-flag"},
 		{"bad expectations", []string{"--expect", filepath.Join(dir, "missing.yaml")}, 2, "--expect"},
 		{"list", []string{"list", "--label-filter", "T-2"}, 0, "[T-2]"},
+		{"selection matches no spec", []string{"--focus", "no spec says this"}, 2, `the selection (--focus "no spec says this") matches no spec`},
+		{"bad triggers file", []string{"--triggers", expect}, 2, "--triggers"},
+		{"missing triggers file", []string{"--triggers", filepath.Join(dir, "none.yaml")}, 2, "none.yaml"},
+		{"restart without url", []string{"--restart-cmd", "true"}, 2, "--restart-cmd needs --url"},
 		// Ginkgo panics on a bad regexp and fails the suite on a bad label
 		// filter: both must be usage errors, caught before anything starts.
 		{"bad focus", []string{"--focus", "["}, 2, `--focus "["`},
