@@ -27,8 +27,17 @@ type Config struct {
 	// is used.
 	ServerLog string
 
+	// Triggers is --triggers: "mock" (the built-in set) or a triggers
+	// file; empty without --url means "mock".
+	Triggers string
+	// RevokeCmd, RestartCmd and CrashCmd are the target commands
+	// (conformance.Target).
+	RevokeCmd, RestartCmd, CrashCmd string
+
 	// Timing flags; zero keeps the driver's or the spec's value.
-	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
+	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration
+	// Window flags; zero keeps the driver's or the spec's value (512, 256).
+	ReplayWindow, RequestWindow int
 
 	// Profile picks the in-process server's timings: "short" (default) or
 	// "spec".
@@ -39,8 +48,17 @@ type Config struct {
 	Focus, Skip []string
 	JUnitReport string
 	JSONReport  string
-	Expect      string
-	Verbose     bool
+	// HTMLReport is the file of the self-contained HTML report.
+	HTMLReport string
+	// RerunFailed is an earlier run's JSON report: only the specs that
+	// failed in it run (added to Focus).
+	RerunFailed string
+	// Progress receives a live progress line while the specs run (a
+	// terminal); nil for none. Color colours the summary's verdicts.
+	Progress io.Writer
+	Color    bool
+	Expect   string
+	Verbose  bool
 
 	Stdout, Stderr io.Writer
 }

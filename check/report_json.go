@@ -31,6 +31,9 @@ type JSONCoverage struct {
 	RulesChecked     []string `json:"rules_checked"`
 	RulesSkipped     []string `json:"rules_skipped"`
 	RulesUncheckable []string `json:"rules_uncheckable"`
+	// RuleSources maps each checked rule to the event sources its specs
+	// ran through.
+	RuleSources map[string][]string `json:"rule_sources"`
 }
 
 // JSONSpec is one spec's outcome.
@@ -46,6 +49,8 @@ type JSONSpec struct {
 	Transcripts []Transcript `json:"transcripts"`
 	Notes       []Transcript `json:"notes"`
 	Expectation *Expectation `json:"expectation,omitempty"`
+	Source      string       `json:"source"`
+	NotObserved []string     `json:"not_observed,omitempty"`
 }
 
 // WriteJSON writes the JSON report.
@@ -57,6 +62,7 @@ func WriteJSON(w io.Writer, meta Meta, results []Result, sum Summary) error {
 		Coverage: JSONCoverage{
 			RulesTotal: sum.RulesTotal, RulesChecked: nonNil(sum.RulesChecked),
 			RulesSkipped: nonNil(sum.RulesSkipped), RulesUncheckable: nonNil(sum.RulesUncheckable),
+			RuleSources: sum.RuleSources,
 		},
 		Specs: []JSONSpec{},
 	}
@@ -68,7 +74,7 @@ func WriteJSON(w io.Writer, meta Meta, results []Result, sum Summary) error {
 			Section: r.Section, Text: r.Text, Rules: nonNil(r.Rules), Level: string(r.Level),
 			Verdict: string(r.Verdict), Reason: r.Reason, Location: r.Location,
 			DurationS: r.Duration.Seconds(), Transcripts: nonNilT(r.Transcripts), Notes: nonNilT(r.Notes),
-			Expectation: r.Expectation,
+			Expectation: r.Expectation, Source: r.Source, NotObserved: r.NotObserved,
 		})
 	}
 	enc := json.NewEncoder(w)

@@ -65,7 +65,8 @@ type junitSkipped struct {
 // section, one testcase per spec named "[rule IDs] LEVEL requirement". Fail
 // and unexpected-pass verdicts are failures; skipped and expected failures
 // are skipped (with the reason); a non-strict verdict passes with the
-// broken SHOULD in system-out.
+// broken SHOULD in system-out, and an observation with what the INFO spec
+// saw.
 func WriteJUnit(w io.Writer, meta Meta, results []Result) error {
 	doc := junitSuites{Name: "lmp-check " + meta.Target, Time: seconds(meta.Duration)}
 	for _, section := range sections(results) {
@@ -92,6 +93,8 @@ func WriteJUnit(w io.Writer, meta Meta, results []Result) error {
 				s.Skipped++
 			case NonStrict:
 				tc.SystemOut = "non-strict (fails only under --strict): " + details(r)
+			case Observed:
+				tc.SystemOut = "observed (INFO, fails nothing): " + details(r)
 			}
 			s.Tests++
 			s.Cases = append(s.Cases, tc)

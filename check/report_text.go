@@ -14,6 +14,11 @@ type Meta struct {
 	Strict   bool
 	Started  string // RFC 3339
 	Duration float64
+	// Devices says what became of the devices the run paired.
+	Devices string
+	// Color colours the verdicts of the text summary (a terminal that
+	// allows it).
+	Color bool
 }
 
 // WriteText writes the readable summary: specs grouped by section with
@@ -22,10 +27,10 @@ type Meta struct {
 func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bool) {
 	fmt.Fprintf(w, "lmp-check: %s\n  timing profile: %s\n", meta.Target, meta.Profile)
 	if meta.Strict {
-		fmt.Fprintln(w, "  strict: SHOULD and INFO failures count")
+		fmt.Fprintln(w, "  strict: SHOULD failures count (INFO observations never do)")
 	}
 	for _, section := range sections(results) {
-		fmt.Fprintf(w, "\n%s\n", section)
+		var lines []string
 		for _, r := range results {
 			if r.Section != section {
 				continue
@@ -33,16 +38,20 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 			if r.Verdict == Skipped && !verbose && r.Reason == "not selected" {
 				continue
 			}
-			line := fmt.Sprintf("  %-16s %-14s %-6s %s", strings.ToUpper(string(r.Verdict)), "["+strings.Join(r.Rules, ",")+"]", r.Level, r.Text)
+			line := fmt.Sprintf("  %s %-14s %-6s %s", paint(meta.Color, r.Verdict, fmt.Sprintf("%-16s", strings.ToUpper(string(r.Verdict)))), "["+strings.Join(r.Rules, ",")+"]", r.Level, r.Text)
 			if r.Verdict == Skipped || r.Verdict == ExpectedFailure {
 				line += "  (" + firstLine(r.Reason) + ")"
 			}
-			fmt.Fprintln(w, line)
+			lines = append(lines, line)
 		}
+		if len(lines) == 0 {
+			continue // nothing of this section was selected
+		}
+		fmt.Fprintf(w, "\n%s\n%s\n", section, strings.Join(lines, "\n"))
 	}
 	var failed []Result
 	for _, r := range results {
-		if r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == UnexpectedPass {
+		if r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == Observed || r.Verdict == UnexpectedPass {
 			failed = append(failed, r)
 		}
 	}
@@ -50,7 +59,7 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 		fmt.Fprintf(w, "\nDetails\n")
 	}
 	for _, r := range failed {
-		fmt.Fprintf(w, "\n--- %s %s  (%s, %s)\n", strings.ToUpper(string(r.Verdict)), r.ID(), r.Level, r.Section)
+		fmt.Fprintf(w, "\n--- %s %s  (%s, %s)\n", paint(meta.Color, r.Verdict, strings.ToUpper(string(r.Verdict))), r.ID(), r.Level, r.Section)
 		fmt.Fprintln(w, indent(r.Reason, "    "))
 		if r.Location != "" {
 			fmt.Fprintf(w, "    at %s\n", r.Location)
@@ -79,18 +88,45 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 		fmt.Fprintf(w, "; %d skipped (%s)", len(sum.RulesSkipped), strings.Join(sum.RulesSkipped, " "))
 	}
 	fmt.Fprintf(w, "; %d not checkable from outside (%s, see suites/MATRIX.md)\n", len(sum.RulesUncheckable), strings.Join(sum.RulesUncheckable, " "))
+	if by := rulesBySource(sum); len(by) > 0 {
+		fmt.Fprintf(w, "  event sources:")
+		for i, src := range sortedKeys(by) {
+			sep := ";"
+			if i == 0 {
+				sep = ""
+			}
+			fmt.Fprintf(w, "%s %s %s", sep, src, strings.Join(by[src], " "))
+		}
+		fmt.Fprintln(w)
+	}
 	for _, reason := range sortedKeys(sum.SkipReasons) {
 		if reason == "not selected" && !verbose {
 			continue
 		}
 		fmt.Fprintf(w, "  %d specs skipped: %s\n", sum.SkipReasons[reason], reason)
 	}
+	if meta.Devices != "" {
+		fmt.Fprintf(w, "Devices: %s\n", meta.Devices)
+	}
 	fmt.Fprintf(w, "Time: %.1fs\n", meta.Duration)
 	if sum.Conformant {
-		fmt.Fprintln(w, "Result: CONFORMANT")
+		fmt.Fprintln(w, "Result: "+paint(meta.Color, Pass, "CONFORMANT"))
 	} else {
-		fmt.Fprintln(w, "Result: NOT CONFORMANT")
+		fmt.Fprintln(w, "Result: "+paint(meta.Color, Fail, "NOT CONFORMANT"))
 	}
+}
+
+// verdictColor is the ANSI colour of each verdict on a terminal.
+var verdictColor = map[Verdict]string{
+	Pass: "32", Fail: "1;31", UnexpectedPass: "1;31", NonStrict: "33", ExpectedFailure: "33", Skipped: "2", Observed: "36",
+}
+
+// paint colours s as verdict v when on.
+func paint(on bool, v Verdict, s string) string {
+	if !on {
+		return s
+	}
+	return "\x1b[" + verdictColor[v] + "m" + s + "\x1b[0m"
 }
 
 // sections returns the sections in the spec's order (§1, §2 …), others
@@ -135,4 +171,16 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// rulesBySource inverts Summary.RuleSources: event source → the checked
+// rules whose specs ran through it, in the rule table's order.
+func rulesBySource(sum Summary) map[string][]string {
+	out := map[string][]string{}
+	for _, id := range sum.RulesChecked {
+		for _, src := range sum.RuleSources[id] {
+			out[src] = append(out[src], id)
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -58,6 +59,17 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		}
 		exp = e
 	}
+	if cfg.RerunFailed != "" {
+		focus, err := RerunFocus(cfg.RerunFailed)
+		if err != nil {
+			return ExitUsage, err
+		}
+		if len(focus) == 0 {
+			fmt.Fprintf(cfg.Stdout, "lmp-check: no spec failed in %s: nothing to rerun\n", cfg.RerunFailed)
+			return ExitConformant, nil
+		}
+		cfg.Focus = append(cfg.Focus, focus...)
+	}
 	if err := checkSelection(cfg.LabelFilter, cfg.Focus, cfg.Skip); err != nil {
 		return ExitUsage, err
 	}
@@ -68,11 +80,29 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	t := conformance.Target{
 		WSURL: cfg.URL, PairURL: cfg.PairURL, TokenCmd: cfg.TokenCmd, DriverURL: cfg.DriverURL,
 		HTTPClient: hc, Strict: cfg.Strict, ServerLog: cfg.ServerLog,
+		RevokeCmd: cfg.RevokeCmd, RestartCmd: cfg.RestartCmd, CrashCmd: cfg.CrashCmd,
+	}
+	if cfg.Triggers != "" {
+		if t.Triggers, err = conformance.LoadTriggers(cfg.Triggers); err != nil {
+			return ExitUsage, usagef("--triggers: %v", err)
+		}
 	}
 	if cfg.URL == "" {
 		if cfg.ServerLog != "" {
 			return ExitUsage, usagef("--server-log needs --url: the in-process server's own log is read without it")
 		}
+		for flag, v := range map[string]string{"--restart-cmd": cfg.RestartCmd, "--crash-cmd": cfg.CrashCmd} {
+			if v != "" {
+				return ExitUsage, usagef("%s needs --url: it acts on the server under test, and the in-process server is not a process of its own", flag)
+			}
+		}
+		// The in-process server has both sources: the event specs go
+		// through the triggers, as against a server that is not ours, the
+		// specs that observe the Hermes side through the driver.
+		if t.Triggers == nil {
+			t.Triggers = conformance.MockTriggers()
+		}
+		t.PreferTriggers = true
 		inst, prof, err := startInProcess(ctx, cfg)
 		if err != nil {
 			return ExitUsage, err
@@ -114,16 +144,27 @@ func run(ctx context.Context, cfg Config) (int, error) {
 
 	started := time.Now()
 	report := runSuites(cfg)
+	if report.PreRunStats.SpecsThatWillRun == 0 {
+		// Known only once Ginkgo has walked the tree: a preview first would
+		// cost the run its reporting nodes.
+		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(cfg))
+	}
 	results := Results(report, cfg.Strict, exp)
 	sum := Summarize(results)
-	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict,
+	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict, Color: cfg.Color,
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
+	if cfg.URL != "" {
+		meta.Devices = cleanUp(ctx, conformance.Current())
+	}
 	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
 	if err := writeFile(cfg.JUnitReport, func(w io.Writer) error { return WriteJUnit(w, meta, results) }); err != nil {
 		return ExitUsage, fmt.Errorf("--junit-report: %w", err)
 	}
 	if err := writeFile(cfg.JSONReport, func(w io.Writer) error { return WriteJSON(w, meta, results, sum) }); err != nil {
 		return ExitUsage, fmt.Errorf("--json-report: %w", err)
+	}
+	if err := writeFile(cfg.HTMLReport, func(w io.Writer) error { return WriteHTML(w, meta, results, sum) }); err != nil {
+		return ExitUsage, fmt.Errorf("--html-report: %w", err)
 	}
 	return sum.ExitCode(), nil
 }
@@ -151,6 +192,15 @@ func buildProfile(ctx context.Context, cfg Config, t conformance.Target) (confor
 	set(&p.PongTimeout, cfg.PongTimeout)
 	set(&p.AuthTimeout, cfg.AuthTimeout)
 	set(&p.PairTTL, cfg.PairTTL)
+	set(&p.ApprovalTimeout, cfg.ApprovalTimeout)
+	setN := func(dst *int, v int) {
+		if v > 0 {
+			*dst = v
+			p.Source = "flags"
+		}
+	}
+	setN(&p.ReplayWindow, cfg.ReplayWindow)
+	setN(&p.RequestIDWindow, cfg.RequestWindow)
 	return p, nil
 }
 
@@ -199,6 +249,10 @@ func runSuites(cfg Config) types.Report {
 	} else {
 		formatter.ColorableStdOut = io.Discard
 	}
+	if cfg.Progress != nil && !cfg.Verbose {
+		stop := startProgress(cfg.Progress)
+		defer stop()
+	}
 	ginkgo.RunSpecs(&ginkgoT{}, SuiteName, sc, rc)
 	return lastReport
 }
@@ -228,4 +282,34 @@ func ExitCodeOf(err error) int {
 		return ExitUsage
 	}
 	return ExitNotConformant
+}
+
+// cleanUp revokes the devices the run paired and says what became of
+// them: a run must not leave its devices in a developer's server.
+func cleanUp(ctx context.Context, t *conformance.Target) string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	c := conformance.RevokePaired(ctx, t)
+	switch {
+	case c.Paired == 0:
+		return "the run paired none"
+	case c.Left == 0:
+		return fmt.Sprintf("the run paired %d and revoked them all", c.Paired)
+	}
+	return fmt.Sprintf("the run paired %d, revoked %d and had to leave %d: %v", c.Paired, c.Revoked, c.Left, c.Err)
+}
+
+// selectionString describes the selection flags for an error message.
+func selectionString(cfg Config) string {
+	var parts []string
+	if cfg.LabelFilter != "" {
+		parts = append(parts, fmt.Sprintf("--label-filter %q", cfg.LabelFilter))
+	}
+	for _, f := range cfg.Focus {
+		parts = append(parts, fmt.Sprintf("--focus %q", f))
+	}
+	for _, f := range cfg.Skip {
+		parts = append(parts, fmt.Sprintf("--skip %q", f))
+	}
+	return strings.Join(parts, " ")
 }

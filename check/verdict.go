@@ -1,7 +1,7 @@
 // Package check is the lmp-check runner: it turns a target description
 // into a conformance run of package suites, maps each spec's outcome to a
-// verdict (pass, fail, non-strict, skipped, expected failure, unexpected
-// pass), writes readable, JUnit and JSON reports and derives the exit code.
+// verdict (pass, fail, non-strict, observed, skipped, expected failure,
+// unexpected pass), writes readable, JUnit and JSON reports and derives the exit code.
 package check
 
 import (
@@ -11,6 +11,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
@@ -21,14 +22,15 @@ type Verdict string
 const (
 	Pass            Verdict = "pass"
 	Fail            Verdict = "fail"
-	NonStrict       Verdict = "non-strict"       // a SHOULD or INFO spec failed; fails only under --strict
+	NonStrict       Verdict = "non-strict"       // a SHOULD spec failed; fails only under --strict
+	Observed        Verdict = "observed"         // an INFO spec saw another choice than the reference server's; fails nothing (note 21)
 	Skipped         Verdict = "skipped"          // not run, with the reason
 	ExpectedFailure Verdict = "expected-failure" // failed as the expectations file says
 	UnexpectedPass  Verdict = "unexpected-pass"  // passed although the expectations file says it fails
 )
 
 // Verdicts lists every verdict in report order.
-var Verdicts = []Verdict{Pass, Fail, NonStrict, Skipped, ExpectedFailure, UnexpectedPass}
+var Verdicts = []Verdict{Pass, Fail, NonStrict, Observed, Skipped, ExpectedFailure, UnexpectedPass}
 
 // Failing reports whether v makes the run not conformant.
 func (v Verdict) Failing() bool { return v == Fail || v == UnexpectedPass }
@@ -53,6 +55,13 @@ type Result struct {
 	Transcripts []Transcript
 	Notes       []Transcript // other report entries
 	Expectation *Expectation
+	// Source is the event source the spec ran through: driver, triggers,
+	// or none (conformance.Source).
+	Source string
+	// NotObserved are rule IDs the spec is labelled with but did not
+	// observe in this run (conformance.NotObserved): coverage leaves them
+	// out.
+	NotObserved []string
 }
 
 // ID is "[rules] text", unique enough to name a spec.
@@ -84,8 +93,9 @@ func specInfo(s types.SpecReport) (section, text string, ids []string, level rul
 }
 
 // Results maps a suite report to one Result per spec. Under strict,
-// failures of SHOULD and INFO specs are failures; otherwise they are
-// non-strict. Expectations turn failures into expected failures and
+// failures of SHOULD specs are failures; otherwise they are non-strict.
+// A failed INFO spec is an observation, strict or not: our own codes and
+// names are not the spec's (note 21). Expectations turn failures into expected failures and
 // passes into unexpected passes.
 func Results(report types.Report, strict bool, exp *Expectations) []Result {
 	var out []Result
@@ -105,9 +115,13 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 				r.Reason = "not selected"
 			}
 		default: // failed, panicked, timed out, interrupted, aborted
-			r.Verdict = Fail
-			if level != rules.MUST && !strict {
+			switch {
+			case level == rules.INFO:
+				r.Verdict = Observed
+			case level == rules.SHOULD && !strict:
 				r.Verdict = NonStrict
+			default:
+				r.Verdict = Fail
 			}
 			r.Reason = s.Failure.Message
 			if s.State != types.SpecStateFailed {
@@ -115,8 +129,16 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 			}
 			r.Location = s.Failure.Location.String()
 		}
+		r.Source = string(conformance.SourceNone)
 		for _, e := range s.ReportEntries {
 			entry := Transcript{Name: e.Name, Text: e.StringRepresentation()}
+			switch e.Name {
+			case conformance.EntryEventSource:
+				r.Source = entry.Text
+			case conformance.EntryNotObserved:
+				ids, _, _ := strings.Cut(entry.Text, ": ")
+				r.NotObserved = append(r.NotObserved, strings.Split(ids, ",")...)
+			}
 			if strings.HasPrefix(e.Name, "transcript: ") {
 				entry.Name = strings.TrimPrefix(e.Name, "transcript: ")
 				r.Transcripts = append(r.Transcripts, entry)
@@ -124,7 +146,9 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 				r.Notes = append(r.Notes, entry)
 			}
 		}
-		if exp != nil {
+		// An INFO spec fails nothing, so no expectation covers it: its
+		// pass cannot become an unexpected pass.
+		if exp != nil && level != rules.INFO {
 			if e := exp.Match(r); e != nil {
 				r.Expectation = e
 				switch r.Verdict {
@@ -144,10 +168,13 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 
 // Summary counts verdicts and rule coverage.
 type Summary struct {
-	Counts           map[Verdict]int
-	RulesTotal       int
-	RulesChecked     []string // rules with at least one spec that ran
-	RulesSkipped     []string // rules whose every spec was skipped
+	Counts       map[Verdict]int
+	RulesTotal   int
+	RulesChecked []string // rules a spec that ran observed
+	// RuleSources maps each checked rule to the event sources its specs
+	// ran through (driver, triggers, none), sorted.
+	RuleSources      map[string][]string
+	RulesSkipped     []string // rules no spec observed: each was skipped or did not observe it
 	RulesUncheckable []string
 	SkipReasons      map[string]int // reason → specs
 	Conformant       bool
@@ -155,7 +182,8 @@ type Summary struct {
 
 // Summarize counts verdicts and which rules the run covered.
 func Summarize(results []Result) Summary {
-	s := Summary{Counts: map[Verdict]int{}, SkipReasons: map[string]int{}, RulesTotal: len(rules.Table), Conformant: true}
+	s := Summary{Counts: map[Verdict]int{}, SkipReasons: map[string]int{}, RuleSources: map[string][]string{},
+		RulesTotal: len(rules.Table), Conformant: true}
 	ran, skipped := map[string]bool{}, map[string]bool{}
 	for _, r := range results {
 		s.Counts[r.Verdict]++
@@ -163,10 +191,17 @@ func Summarize(results []Result) Summary {
 			s.Conformant = false
 		}
 		for _, id := range r.Rules {
-			if r.Verdict == Skipped {
+			switch {
+			case r.Verdict == Skipped:
 				skipped[id] = true
-			} else {
+			case slices.Contains(r.NotObserved, id):
+				// labelled, but not observed this time: not coverage
+			default:
 				ran[id] = true
+				if !slices.Contains(s.RuleSources[id], r.Source) {
+					s.RuleSources[id] = append(s.RuleSources[id], r.Source)
+					slices.Sort(s.RuleSources[id])
+				}
 			}
 		}
 		if r.Verdict == Skipped {
@@ -177,7 +212,7 @@ func Summarize(results []Result) Summary {
 		switch {
 		case ran[rule.ID]:
 			s.RulesChecked = append(s.RulesChecked, rule.ID)
-		case skipped[rule.ID]:
+		case skipped[rule.ID] || notObserved(results, rule.ID):
 			s.RulesSkipped = append(s.RulesSkipped, rule.ID)
 		}
 		if _, ok := rules.Uncheckable[rule.ID]; ok {
@@ -201,4 +236,15 @@ func (s Summary) ExitCode() int {
 		return ExitConformant
 	}
 	return ExitNotConformant
+}
+
+// notObserved reports whether some spec that ran is labelled with id but
+// did not observe it.
+func notObserved(results []Result, id string) bool {
+	for _, r := range results {
+		if r.Verdict != Skipped && slices.Contains(r.NotObserved, id) {
+			return true
+		}
+	}
+	return false
 }

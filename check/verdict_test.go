@@ -1,10 +1,15 @@
 package check
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
 func spec(section, text string, state types.SpecState, msg string, labels ...string) types.SpecReport {
@@ -58,6 +63,25 @@ func TestResultsMapVerdicts(t *testing.T) {
 	}
 }
 
+// An INFO spec that fails is an observation: it fails no run, strict or
+// not, and no expectation turns its pass into an unexpected pass (note 21).
+func TestInfoFailsNothing(t *testing.T) {
+	rep := types.Report{SpecReports: types.SpecReports{
+		spec("§3 Pairing", "[P-4] invalid_token", types.SpecStateFailed, "code: want \"invalid_token\", got \"E_TOKEN\"", "INFO", "P-4"),
+		spec("§3 Pairing", "[P-5] close 1008", types.SpecStatePassed, "", "INFO", "P-5"),
+	}}
+	exp := &Expectations{Entries: []Expectation{{Rule: "P-5", Reason: "known"}}}
+	for _, strict := range []bool{false, true} {
+		res := Results(rep, strict, exp)
+		if res[0].Verdict != Observed || res[1].Verdict != Pass {
+			t.Errorf("strict=%v: verdicts %s, %s; want observed, pass", strict, res[0].Verdict, res[1].Verdict)
+		}
+		if s := Summarize(res); !s.Conformant {
+			t.Errorf("strict=%v: an INFO observation failed the run", strict)
+		}
+	}
+}
+
 func TestExpectations(t *testing.T) {
 	exp, err := ParseExpectations("x.yaml", []byte(`
 expectations:
@@ -101,5 +125,76 @@ expectations:
 	}
 	if e, err := ParseExpectations("empty", nil); err != nil || len(e.Entries) != 0 {
 		t.Errorf("empty file: %v", err)
+	}
+}
+
+func withEntries(s types.SpecReport, kv ...string) types.SpecReport {
+	for i := 0; i+1 < len(kv); i += 2 {
+		s.ReportEntries = append(s.ReportEntries, types.ReportEntry{Name: kv[i], Value: types.WrapEntryValue(kv[i+1])})
+	}
+	return s
+}
+
+// TestCoverageCountsOnlyObservedRules: a rule counts as checked only when
+// a spec that ran observed it, and each checked rule names the event
+// sources its specs ran through.
+func TestCoverageCountsOnlyObservedRules(t *testing.T) {
+	rep := types.Report{SpecReports: types.SpecReports{
+		withEntries(spec("Timing profile", "[T-4,E-5] profile", types.SpecStatePassed, "", "INFO", "T-4", "E-5"),
+			"not observed", "T-4,E-5: compares the declared profile"),
+		withEntries(spec("§2 Replay", "[E-2] replay", types.SpecStatePassed, "", "MUST", "E-2", "events"), "event source", "triggers"),
+		withEntries(spec("§3", "[M-2,H-3] race", types.SpecStatePassed, "", "MUST", "M-2", "H-3", "events"),
+			"event source", "triggers", "not observed", "H-3: no driver"),
+		withEntries(spec("§7", "[H-1] hooks", types.SpecStatePassed, "", "MUST", "H-1", "driver"), "event source", "driver"),
+		spec("§1", "[T-2] health", types.SpecStatePassed, "", "MUST", "T-2"),
+	}}
+	res := Results(rep, false, nil)
+	sum := Summarize(res)
+	want := []string{"T-2", "E-2", "M-2", "H-1"}
+	if fmt.Sprint(sum.RulesChecked) != fmt.Sprint(sortByTable(want)) {
+		t.Errorf("checked %v, want %v", sum.RulesChecked, sortByTable(want))
+	}
+	for _, id := range []string{"T-4", "E-5", "H-3"} {
+		if !slices.Contains(sum.RulesSkipped, id) {
+			t.Errorf("%s is not among the rules no spec observed: %v", id, sum.RulesSkipped)
+		}
+	}
+	for id, src := range map[string]string{"T-2": "none", "E-2": "triggers", "M-2": "triggers", "H-1": "driver"} {
+		if got := sum.RuleSources[id]; len(got) != 1 || got[0] != src {
+			t.Errorf("%s ran through %v, want %s", id, got, src)
+		}
+	}
+	var out strings.Builder
+	WriteText(&out, Meta{Target: "ws://x/ws"}, res, sum, false)
+	if !strings.Contains(out.String(), "event sources: driver H-1; none T-2; triggers E-2 M-2") {
+		t.Errorf("summary lacks the event sources:\n%s", out.String())
+	}
+}
+
+func sortByTable(ids []string) []string {
+	var out []string
+	for _, r := range rules.Table {
+		if slices.Contains(ids, r.ID) {
+			out = append(out, r.ID)
+		}
+	}
+	return out
+}
+
+func TestTextSummaryLeavesOutEmptySections(t *testing.T) {
+	rep := types.Report{SpecReports: types.SpecReports{
+		spec("§1 Transport", "[T-2] health", types.SpecStatePassed, "", "MUST", "T-2"),
+		spec("§4 Run lifecycle", "[F-4] failed", types.SpecStateSkipped, "", "MUST", "F-4"),
+	}}
+	res := Results(rep, false, nil)
+	var out strings.Builder
+	WriteText(&out, Meta{Target: "ws://x/ws"}, res, Summarize(res), false)
+	if !strings.Contains(out.String(), "§1 Transport") || strings.Contains(out.String(), "§4 Run lifecycle") {
+		t.Errorf("a section with nothing selected is shown, or one with results is not:\n%s", out.String())
+	}
+	out.Reset()
+	WriteText(&out, Meta{Target: "ws://x/ws"}, res, Summarize(res), true)
+	if !strings.Contains(out.String(), "§4 Run lifecycle") {
+		t.Errorf("-v lists unselected specs with their section:\n%s", out.String())
 	}
 }

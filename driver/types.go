@@ -73,9 +73,11 @@ type HookRequest struct {
 	Kwargs map[string]any `json:"kwargs"`
 }
 
-// SendRequest calls the adapter's send(): a notification.
-// Metadata keys the reference adapter reads: category (result|diagnostic),
-// title, source, requires_attention.
+// SendRequest calls the adapter's send(). Metadata keys the reference
+// adapter reads: notify (true on a turn's final reply, which completes its
+// run instead of becoming a notification), is_approval_prompt (an approval
+// prompt's text fallback), and, when a harness gives them (Hermes does
+// not), category (result|diagnostic), title, source, requires_attention.
 type SendRequest struct {
 	ChatID   string         `json:"chat_id"`
 	Content  string         `json:"content"`

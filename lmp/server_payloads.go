@@ -1,5 +1,10 @@
 package lmp
 
+import (
+	"encoding/json"
+	"fmt"
+)
+
 // HelloOK answers a successful hello. Credential is present only when the
 // hello paired a new device with a token (P-7).
 type HelloOK struct {
@@ -77,12 +82,41 @@ type RunToolFinished struct {
 
 // RunCompleted ends a run. The reference server sends it with status
 // completed or cancelled; a failed run ends with RunFailed instead (note 6).
+// Finished is what Hermes passes, a boolean, and the reference server writes
+// that; the spec names no type, and another implementation may send a
+// number, such as the timestamp the run finished at (note 21), which
+// decodes as true unless it is 0.
 type RunCompleted struct {
 	RunID    string  `json:"run_id"`
 	Status   string  `json:"status"`
 	Text     string  `json:"text"`
 	Error    *string `json:"error"`
 	Finished bool    `json:"finished"`
+}
+
+// UnmarshalJSON accepts finished as a boolean or a number.
+func (p *RunCompleted) UnmarshalJSON(data []byte) error {
+	type plain RunCompleted // the same fields, without this method
+	var v struct {
+		plain
+		Finished json.RawMessage `json:"finished"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*p = RunCompleted(v.plain)
+	if len(v.Finished) == 0 || string(v.Finished) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(v.Finished, &p.Finished); err == nil {
+		return nil
+	}
+	var n float64
+	if err := json.Unmarshal(v.Finished, &n); err != nil {
+		return fmt.Errorf("finished: want a boolean or a number, got %s", v.Finished)
+	}
+	p.Finished = n != 0
+	return nil
 }
 
 // RunFailed ends a run whose error is non-empty (F-4).
@@ -136,7 +170,7 @@ type Notification struct {
 type Task struct {
 	TaskID       string   `json:"task_id"`
 	Title        *string  `json:"title"`
-	Status       string   `json:"status,omitempty"` // TaskStatusLive or TaskStatusEnded; optional in the schema
+	Status       string   `json:"status,omitempty"` // the reference server's TaskStatusLive or TaskStatusEnded; any string in the schema (note 21)
 	Source       string   `json:"source"`
 	Model        *string  `json:"model"`
 	StartedAt    float64  `json:"started_at"`

@@ -50,10 +50,14 @@ var ClientTypes = []string{
 	TypeRunPause, TypeRunResume, TypeApprovalResolve, TypeTaskList,
 }
 
-// IsDurable reports whether frames of this server type advance the device's
-// seq and enter its replay buffer (note 2): run.*, approval.* and
-// notification. Connection-scoped frames (hello.ok, error, ping, pong, ack,
-// task.list.result) carry the device's current seq without advancing it.
+// IsDurable reports whether frames of this server type are durable events:
+// the run.* frames, approval.required, approval.resolved and notification
+// of §4, and nothing else (an approval.resolve.result, say, is not one).
+// The reference server numbers and buffers only these (note 2), and the
+// suites' replay and de-duplication checks look only at these, whatever
+// else a server numbers. Connection-scoped frames (hello.ok, error, ping,
+// pong, ack, task.list.result) carry the device's current seq here without
+// advancing it.
 func IsDurable(frameType string) bool {
 	switch frameType {
 	case TypeRunStarted, TypeRunDelta, TypeRunInterim, TypeRunToolStarted,

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // errStopped ends a turn whose context ended: /stop, a busy interrupt,
@@ -494,23 +496,13 @@ func (t *turn) approval(ctx context.Context, s *Step) error {
 		t.out.hook(ctx, "pre_tool_call", calls[i])
 	}
 	start := time.Now()
-	choice := ""
-	if a.Smart != "" {
-		choice = ChoiceSmartApprove
-		if a.Smart == "deny" {
-			choice, spec.SmartDenied = ChoiceSmartDeny, true
-		}
-		spec.ToolCallID = calls[0]["tool_call_id"].(string)
-		kw := t.m.approvalKwargs(spec, SessionKey(t.chatID), "smart")
-		t.out.hook(ctx, "pre_approval_request", clone(kw))
-		kw["choice"], kw["decided_by"] = choice, "aux_llm"
-		t.out.hook(ctx, "post_approval_response", kw)
-	}
-	if choice != ChoiceSmartApprove {
+	choice := t.decide(ctx, spec, a.Smart, calls)
+	if choice == "" {
 		specs := make([]ApprovalSpec, len(calls))
 		for i := range calls {
 			specs[i] = spec
 			specs[i].ToolCallID = calls[i]["tool_call_id"].(string)
+			specs[i].SmartDenied = spec.SmartDenied || a.Smart == "deny"
 		}
 		waits, err := t.m.startApprovals(ctx, specs)
 		if err != nil {
@@ -542,4 +534,33 @@ func (t *turn) approval(ctx context.Context, s *Step) error {
 		return errStopped
 	}
 	return t.steps(ctx, s.Branches[branch])
+}
+
+// decide is what Hermes settles before asking anyone: a pattern granted
+// for the session or for good runs without asking; a smart approval lets
+// the auxiliary model decide (its own pair of hooks, surface "smart"). It
+// returns the choice, or "" when the human must be asked (a smart deny
+// asks the human, who may override it).
+func (t *turn) decide(ctx context.Context, spec ApprovalSpec, smart string, calls []map[string]any) string {
+	key := SessionKey(t.chatID)
+	pattern, _ := t.m.approvalKwargs(spec, key, "gateway")["pattern_key"].(string)
+	if t.m.preapproved(key, pattern) {
+		return lmp.ChoiceSession
+	}
+	if smart == "" {
+		return ""
+	}
+	choice := ChoiceSmartApprove
+	if smart == "deny" {
+		choice, spec.SmartDenied = ChoiceSmartDeny, true
+	}
+	spec.ToolCallID = calls[0]["tool_call_id"].(string)
+	kw := t.m.approvalKwargs(spec, key, "smart")
+	t.out.hook(ctx, "pre_approval_request", clone(kw))
+	kw["choice"], kw["decided_by"] = choice, "aux_llm"
+	t.out.hook(ctx, "post_approval_response", kw)
+	if choice == ChoiceSmartDeny {
+		return ""
+	}
+	return choice
 }

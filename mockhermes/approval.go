@@ -359,6 +359,7 @@ func (m *Mock) ResolveGatewayApproval(ctx context.Context, sessionKey, choice st
 	}
 	for _, p := range slices.Clone(picked) {
 		m.settleLocked(p, outcome{choice: choice})
+		m.rememberLocked(p, choice)
 	}
 	m.mu.Unlock()
 
@@ -367,6 +368,29 @@ func (m *Mock) ResolveGatewayApproval(ctx context.Context, sessionKey, choice st
 		"reason": none(reason), "request_id": none(requestID),
 	}, len(picked))
 	return len(picked), nil
+}
+
+// rememberLocked keeps a session or always grant: tools/approval.py
+// approves the pattern for the session, or permanently.
+func (m *Mock) rememberLocked(p *approval, choice string) {
+	pattern, _ := p.kw["pattern_key"].(string)
+	switch choice {
+	case lmp.ChoiceSession:
+		if m.grantedSession[p.sessionKey] == nil {
+			m.grantedSession[p.sessionKey] = map[string]bool{}
+		}
+		m.grantedSession[p.sessionKey][pattern] = true
+	case lmp.ChoiceAlways:
+		m.grantedAlways[pattern] = true
+	}
+}
+
+// preapproved reports whether a command of pattern runs in sessionKey
+// without asking: granted for the session or for good before.
+func (m *Mock) preapproved(sessionKey, pattern string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.grantedAlways[pattern] || m.grantedSession[sessionKey][pattern]
 }
 
 // releaseSession settles every pending approval of sessionKey as cancelled

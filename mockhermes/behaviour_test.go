@@ -329,7 +329,7 @@ func TestCrosstalk(t *testing.T) {
 		}
 		bySurface[s][kw["session_id"]] = true
 	}
-	if len(bySurface["telegram"]) != 1 || len(bySurface["loomi"]) != 2 || !bySurface["loomi"][pb.SessionID] {
+	if len(bySurface["telegram"])+len(bySurface["cli"]) != 1 || len(bySurface["loomi"]) != 2 || !bySurface["loomi"][pb.SessionID] {
 		t.Fatalf("sessions by surface = %v", bySurface)
 	}
 	for _, e := range evs {
@@ -345,8 +345,63 @@ func TestCrosstalk(t *testing.T) {
 	for _, r := range rows {
 		sources[r.Source]++
 	}
-	if sources["telegram"] != 1 || sources["loomi"] != 1 {
+	if sources["telegram"]+sources["cli"] != 1 || sources["loomi"] != 1 {
 		t.Fatalf("rows by source = %v (the subagent's child row must not be listed)", sources)
+	}
+}
+
+// TestGrantsAreRemembered: "session" grants the pattern for the rest of
+// the session and "always" for good; such a command runs without asking
+// (no approval hooks, no prompt). The driver's own approvals always ask.
+func TestGrantsAreRemembered(t *testing.T) {
+	m, f := newTestMock(t, Options{})
+	ctx := context.Background()
+	answer := func(chat, choice string) {
+		t.Helper()
+		pb, err := m.Play(ctx, "approval", nil, chat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.waitFor(t, "the prompt", func(evs []event) bool { return len(m.Pending(SessionKey(chat))) == 1 })
+		if n, _ := m.ResolveGatewayApproval(ctx, SessionKey(chat), choice, false, "", ""); n != 1 {
+			t.Fatalf("resolved %d", n)
+		}
+		waitDone(t, pb)
+	}
+	asks := func(chat string) bool {
+		t.Helper()
+		before := count(f.snapshot(), "pre_approval_request")
+		pb, err := m.Play(ctx, "approval", nil, chat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.waitFor(t, "a prompt or the end", func(evs []event) bool {
+			select {
+			case <-pb.Done():
+				return true
+			default:
+				return count(evs, "pre_approval_request") > before
+			}
+		})
+		asked := count(f.snapshot(), "pre_approval_request") > before
+		if asked {
+			m.ResolveGatewayApproval(ctx, SessionKey(chat), "deny", false, "", "")
+		}
+		waitDone(t, pb)
+		return asked
+	}
+	answer("a", "session")
+	if asks("a") || !asks("b") {
+		t.Fatal("a session grant is not remembered for its session only")
+	}
+	ap, err := m.StartApproval(ctx, ApprovalSpec{ChatID: "a", Command: "rm -rf ./build", PatternKey: "recursive delete", Timeout: time.Minute})
+	if err != nil || len(m.Pending(ap.SessionKey())) != 1 {
+		t.Fatalf("a driver approval did not ask: %v", err)
+	}
+	m.ResolveGatewayApproval(ctx, ap.SessionKey(), "deny", false, "", "")
+	answer("c", "always")
+	if asks("d") {
+		t.Fatal("an always grant is not remembered")
 	}
 }
 
@@ -425,5 +480,64 @@ func TestOversizePayloadDropped(t *testing.T) {
 	}
 	if last := evs[len(evs)-1]; last.Kind != "send" || len(last.Text) <= MaxStreamPayload || last.Meta["notify"] != true {
 		t.Fatalf("the final reply did not go out whole: %d bytes", len(last.Text))
+	}
+}
+
+// TestFaultModesPerPlayback: off by default, settable per playback; the
+// duplicate mode (beyond Hermes) delivers every on_stream_end and
+// post_tool_call twice.
+func TestFaultModesPerPlayback(t *testing.T) {
+	m, f := newTestMock(t, Options{})
+	waitDone(t, play(t, m, "reply"))
+	if c := count(f.snapshot(), "on_stream_end"); c != 1 {
+		t.Fatalf("faults on by default: %d ends", c)
+	}
+	pb, err := m.PlayWith(context.Background(), "tools", nil, "", PlayOptions{Faults: Faults{Duplicate: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, pb)
+	var ends, posts int
+	for _, e := range f.snapshot() {
+		if e.Kwargs["turn_id"] == pb.TurnID {
+			switch e.Name {
+			case "on_stream_end":
+				ends++
+			case "post_tool_call":
+				posts++
+			}
+		}
+	}
+	if ends != 6 || posts != 10 {
+		t.Fatalf("duplicate: %d ends, %d posts; want 6 and 10", ends, posts)
+	}
+}
+
+// TestInterruptNeverFails: a stop that lands between two chunks streamed
+// without a pause ends the call unfinished, never as a failure.
+func TestInterruptNeverFails(t *testing.T) {
+	m, f := newTestMock(t, Options{})
+	if err := m.LoadScriptBytes("fast.yaml", []byte("name: fast\nsteps:\n  - repeat: forever\n    steps:\n      - stream: abcdefgh\n        chunk: 1\n")); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		pb := play(t, m, "fast")
+		f.waitFor(t, "a delta", func(evs []event) bool {
+			for _, e := range evs {
+				if e.Name == "on_stream_delta" && e.Kwargs["turn_id"] == pb.TurnID {
+					return true
+				}
+			}
+			return false
+		})
+		if err := m.Stop(pb.TaskID); err != nil {
+			t.Fatal(err)
+		}
+		waitDone(t, pb)
+		for _, e := range f.snapshot() {
+			if e.Name == "on_stream_end" && e.Kwargs["turn_id"] == pb.TurnID && (e.Kwargs["error"] != nil || e.Kwargs["finished"] != false) {
+				t.Fatalf("interrupted call ended as %v", e.Kwargs)
+			}
+		}
 	}
 }

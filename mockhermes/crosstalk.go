@@ -29,11 +29,16 @@ var crosstalkScenarios = func() map[string]*Scenario {
 	return out
 }()
 
-// crosstalk plays, beside pb's Loomi turn, a Telegram user's turn and, when
-// pb's scenario calls tools, a subagent's turn. Hooks are process-wide, so
-// this adapter receives theirs; their replies are not its to send.
+// crosstalk plays, beside pb's Loomi turn, a turn of another platform (a
+// Telegram user's, or a CLI session's, in turn) and, when pb's scenario
+// calls tools, a subagent's turn. Hooks are process-wide, so this adapter
+// receives theirs; their replies are not its to send.
 func (m *Mock) crosstalk(pb *Playback) {
-	m.crossTurn(pb, crosstalkScenarios["telegram"], "telegram", "")
+	m.mu.Lock()
+	m.crossN++
+	platform := []string{"telegram", "cli"}[m.crossN%2]
+	m.mu.Unlock()
+	m.crossTurn(pb, crosstalkScenarios["telegram"], platform, "")
 	if hasTools(pb.sc.Steps) {
 		m.crossTurn(pb, crosstalkScenarios["subagent"], Platform, pb.SessionID)
 	}

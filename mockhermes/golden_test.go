@@ -247,9 +247,12 @@ func TestGoldenTraces(t *testing.T) {
 	m := New(Options{})
 	defer m.Close()
 	covered["smart-approve"] = true
-	for _, name := range m.ScenarioNames() {
-		if !covered[name] {
-			t.Errorf("built-in scenario %s has no golden trace", name)
+	for _, sc := range m.Scenarios() {
+		if !covered[sc.Name] {
+			t.Errorf("built-in scenario %s has no golden trace", sc.Name)
+		}
+		if sc.Description == "" || sc.Usage == "" {
+			t.Errorf("built-in scenario %s has no description or usage", sc.Name)
 		}
 	}
 }

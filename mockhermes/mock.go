@@ -99,7 +99,12 @@ type Mock struct {
 	chats     map[string]*chat       // by chat id
 	rows      map[string]*sessionRow // the session store, by session id
 	approvals map[string][]*approval // pending, oldest first, by session key
-	rec       recorder
+	// Patterns granted for a session ("session") or for good ("always"):
+	// their commands run without asking again.
+	grantedSession map[string]map[string]bool // by session key, pattern key
+	grantedAlways  map[string]bool
+	crossN         int // crosstalk turns played, to alternate platforms
+	rec            recorder
 }
 
 var _ server.Hermes = (*Mock)(nil)
@@ -127,6 +132,9 @@ func New(opts Options) *Mock {
 		chats:     make(map[string]*chat),
 		rows:      make(map[string]*sessionRow),
 		approvals: make(map[string][]*approval),
+
+		grantedSession: make(map[string]map[string]bool),
+		grantedAlways:  make(map[string]bool),
 	}
 	m.out = newDispatcher(m)
 	return m
@@ -221,14 +229,19 @@ func (m *Mock) hook(ctx context.Context, name string, kwargs map[string]any) {
 }
 
 func (m *Mock) hookWith(ctx context.Context, f Faults, name string, kwargs map[string]any) {
-	if isStreamHook(name) {
-		if _, ok := kwargs["telemetry_schema_version"]; !ok {
-			kwargs["telemetry_schema_version"] = TelemetrySchemaVersion
-		}
-		m.out.stream(ctx, f, name, jsonShape(kwargs))
+	if !isStreamHook(name) {
+		m.deliver(ctx, name, jsonShape(kwargs))
 		return
 	}
-	m.deliver(ctx, name, jsonShape(kwargs))
+	if _, ok := kwargs["telemetry_schema_version"]; !ok {
+		kwargs["telemetry_schema_version"] = TelemetrySchemaVersion
+	}
+	raw, err := json.Marshal(kwargs)
+	if err != nil || len(raw) > MaxStreamPayload {
+		m.out.drop(name, "payload exceeds the size bound")
+		return
+	}
+	m.out.stream(ctx, f, name, decoded(raw, kwargs))
 }
 
 // deliver calls the adapter's hook callback.
@@ -248,6 +261,12 @@ func jsonShape(v map[string]any) map[string]any {
 	if err != nil {
 		return v
 	}
+	return decoded(raw, v)
+}
+
+// decoded is raw, the JSON encoding of v, decoded again; v when it does not
+// decode.
+func decoded(raw []byte, v map[string]any) map[string]any {
 	var out map[string]any
 	if json.Unmarshal(raw, &out) != nil {
 		return v

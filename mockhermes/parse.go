@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -424,6 +425,8 @@ func (p *parser) step(n *yaml.Node) Step {
 		s.HookName = p.str(v, "hook")
 		if s.HookName == "" && v.Tag == "!!str" {
 			p.errf(v, "hook needs a hook name")
+		} else if s.HookName != "" && !strings.Contains(s.HookName, "${") && !slices.Contains(KnownHooks(), s.HookName) {
+			p.errf(v, "hook %q is not one of Hermes' hooks (%s)", s.HookName, strings.Join(KnownHooks(), ", "))
 		}
 		s.Kwargs = map[string]any{}
 		if kw, ok := vals["kwargs"]; ok {

@@ -33,6 +33,9 @@ func TestScriptErrorsNameLine(t *testing.T) {
 		{"bad branch", "name: x\nsteps:\n  - approval: {command: ls}\n    granted:\n      - strem: hi\n", 5, "no action"},
 		{"bad name", "name: Bad Name\nsteps:\n  - wait: 1ms\n", 1, "lower case"},
 		{"int default", "name: x\nargs:\n  - name: n\n    type: int\n    default: lots\nsteps:\n  - wait: 1ms\n", 3, "integer default"},
+		{"unknown hook", "name: x\nsteps:\n  - hook: on_strem_delta\n", 3, `"on_strem_delta" is not one of Hermes' hooks`},
+		{"bad smart", "name: x\nsteps:\n  - approval: {command: ls, smart: maybe}\n", 3, "approve or deny"},
+		{"empty retry", "name: x\nsteps:\n  - retry: \"\"\n", 3, "retry needs a non-empty error message"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,10 +15,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/dashboard"
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/internal/buildinfo"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/server"
@@ -61,6 +63,9 @@ type Options struct {
 	// HermesBusyInput is display.busy_input_mode: "interrupt" (default) or
 	// "queue".
 	HermesBusyInput string
+	// Dashboard serves the dashboard page at the root (loopback only, see
+	// package dashboard) and records every frame for it.
+	Dashboard bool
 }
 
 // Instance is a running reference server.
@@ -182,11 +187,12 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		public = wsScheme + "://" + advertisedHostPort(ln.Addr().(*net.TCPAddr)) + lmp.PathWebSocket
 	}
 
+	dash, observer := newDashboard(o, mock, scheme+"://"+local+lmp.PathPairNew, fp, log)
 	srv, err := server.New(server.Config{
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
 		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL, ApprovalTimeout: o.ApprovalTimeout,
-		TLSFingerprint: fp, Logger: log,
+		TLSFingerprint: fp, Logger: log, Observer: observer,
 	})
 	if err != nil {
 		closeListeners()
@@ -196,6 +202,11 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	mock.Attach(srv)
 
 	mux := http.NewServeMux()
+	if dash != nil {
+		page := server.LoopbackOnly(dash.Handler())
+		mux.Handle("GET "+dashboard.PathPage+"{$}", page)
+		mux.Handle(dashboard.PathPrefix, page)
+	}
 	mux.Handle("/", srv.Handler())
 	mux.Handle(driver.Prefix+"/", srv.LoopbackOnly(mock.DriverHandler(profile(o))))
 	hs := server.NewHTTPServer(mux, server.DefaultHTTPLimits)
@@ -208,6 +219,9 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	}
 	inst.PairURL = inst.BaseURL + lmp.PathPairNew
 	inst.DriverURL = inst.BaseURL + driver.Prefix
+	if dash != nil {
+		hs.RegisterOnShutdown(dash.Close) // its event streams would hold Shutdown
+	}
 	errs := make(chan error, len(listeners))
 	for _, l := range listeners {
 		go func() {
@@ -251,10 +265,44 @@ func (i *Instance) Close(ctx context.Context) error {
 	return err
 }
 
+// newDashboard builds the dashboard when o asks for one, and the frame
+// observer it needs; nil, nil otherwise. It mints pairing codes through
+// the instance's own loopback pairing endpoint, pairURL.
+func newDashboard(o Options, mock *mockhermes.Mock, pairURL, fp string, log *slog.Logger) (*dashboard.Dashboard, server.FrameObserver) {
+	if !o.Dashboard {
+		return nil, nil
+	}
+	dash := dashboard.New(dashboard.Options{
+		Pair: func(ctx context.Context, ttl time.Duration) (lmp.PairResponse, error) {
+			return client.Pair(ctx, pairURL, ttl, selfClient(fp))
+		},
+		Approvals: mock, Logger: log.With("component", "dashboard"),
+	})
+	return dash, dash.Observe
+}
+
+// selfClient talks to this instance's own loopback listener. With TLS it
+// accepts exactly the instance's certificate (fp), whatever names it holds.
+func selfClient(fp string) *http.Client {
+	if fp == "" {
+		return &http.Client{Timeout: 10 * time.Second}
+	}
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
+		InsecureSkipVerify: true, // replaced by the pin below
+		VerifyConnection: func(cs tls.ConnectionState) error {
+			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
+			if hex.EncodeToString(sum[:]) != fp {
+				return errors.New("not this server's certificate")
+			}
+			return nil
+		},
+	}}}
+}
+
 // version is the module version the binary was built from, or "dev".
 func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if v := buildinfo.Version(); v != "" && v != "(devel)" {
+		return v
 	}
 	return server.DefaultVersion
 }

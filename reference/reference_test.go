@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
 	"net"
@@ -133,6 +134,46 @@ func TestTLSFingerprintInQR(t *testing.T) { // P-2
 		t.Fatal(err)
 	}
 	c.Close()
+}
+
+// TestDashboardPairsOverTLS: with TLS the dashboard mints its pairing
+// code through the instance's own listener, trusting exactly its
+// certificate, and serves nothing without Options.Dashboard.
+func TestDashboardPairsOverTLS(t *testing.T) {
+	certFile, keyFile, der := selfSigned(t)
+	inst := start(t, reference.Options{TLSCert: certFile, TLSKey: keyFile, Dashboard: true})
+	pool := x509.NewCertPool()
+	cert, _ := x509.ParseCertificate(der)
+	pool.AddCert(cert)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := hc.Post(inst.BaseURL+"/dashboard/pair", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var p struct {
+		Token string `json:"token"`
+		FP    string `json:"fp"`
+		SVG   string `json:"svg"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != 200 || p.Token == "" || p.FP != inst.TLSFingerprint || !strings.HasPrefix(p.SVG, "<svg") {
+		t.Fatalf("dashboard pairing over TLS: %d %+v %v", resp.StatusCode, p, err)
+	}
+	c, _, _, err := client.PairDevice(ctxT(t), inst.WSURL, p.Token, &client.Options{HTTPClient: hc})
+	if err != nil {
+		t.Fatalf("the dashboard's token does not pair: %v", err)
+	}
+	c.Close()
+
+	plain := start(t, reference.Options{})
+	resp, err = http.Get(plain.BaseURL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("without Options.Dashboard / answers %d", resp.StatusCode)
+	}
 }
 
 func selfSigned(t *testing.T) (certFile, keyFile string, der []byte) {

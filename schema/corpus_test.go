@@ -62,7 +62,8 @@ func manifest(t testing.TB) map[string]expectation {
 }
 
 // validateExample validates an example the way its folder says: frames by
-// direction and type, documents by their schema (http/qr.json → http/qr,
+// direction and type, triggers files by triggers.schema, documents by their
+// schema (http/qr.json → http/qr,
 // variants such as http/qr.extra.json by the part before the first dot).
 func validateExample(p string, raw []byte) []Error {
 	dir, file := path.Split(p)
@@ -71,6 +72,8 @@ func validateExample(p string, raw []byte) []Error {
 		return ValidateFrame(ServerToClient, raw)
 	case "c2s/":
 		return ValidateFrame(ClientToServer, raw)
+	case "triggers/":
+		return ValidateDocument("triggers.schema", raw) // lmp-check --triggers files
 	}
 	name, _, _ := strings.Cut(file, ".")
 	return ValidateDocument(dir+name, raw)

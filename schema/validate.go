@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/santhosh-tekuri/jsonschema/v5"
@@ -233,6 +234,17 @@ func message(keyword string, holder map[string]any, inst any, e *jsonschema.Vali
 		op := map[string]string{"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[keyword]
 		if bound, ok := holder[keyword].(float64); ok {
 			return fmt.Sprintf("must be %s %s", op, strconv.FormatFloat(bound, 'f', -1, 64))
+		}
+	case "maxLength", "minLength":
+		// Characters, as JSON Schema counts them, not bytes.
+		if bound, ok := holder[keyword].(float64); ok {
+			str, _ := inst.(string)
+			word := map[string]string{"maxLength": "at most", "minLength": "at least"}[keyword]
+			unit := "characters"
+			if bound == 1 {
+				unit = "character"
+			}
+			return fmt.Sprintf("must be %s %d %s, not %d", word, int(bound), unit, utf8.RuneCountInString(str))
 		}
 	}
 	return e.Message

@@ -112,7 +112,7 @@ func (c *conn) authenticate(h lmp.Hello) {
 		c.fail(lmp.CloseGoingAway, lmp.CodeShuttingDown, "server is shutting down")
 		return
 	}
-	c.log.Info("device connected", "device", d.rec.ID)
+	c.log.Info("device connected", "device", d.rec.ID, "model", lmp.Shorten(d.rec.Model), "credential", lmp.Fingerprint(h.Credential), "last_seq", lastSeqAttr(h.LastSeq))
 	c.goLiveLocked(d, nil, h.LastSeq)
 }
 

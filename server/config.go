@@ -49,6 +49,9 @@ type Config struct {
 	// Logger receives the server's logs; nil discards them. Secrets never
 	// reach it (S-1).
 	Logger *slog.Logger
+	// Observer, when set, sees every frame read or written (see
+	// FrameObserver); nil for none.
+	Observer FrameObserver
 }
 
 // Defaults of the Config fields that the lmp package does not define.

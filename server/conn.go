@@ -429,6 +429,7 @@ func (c *conn) writeScoped(f scoped) error {
 // here. Frame writes take context.Background(), for which coder/websocket
 // sets up no timer or context: writeWatch bounds them instead.
 func (c *conn) writeRaw(ctx context.Context, b []byte) error {
+	c.observe(true, b)
 	err := c.ws.Write(ctx, websocket.MessageText, b)
 	c.watch.wrote()
 	return err

@@ -30,6 +30,14 @@
 //     the session; run.resume sends the message "continue" into the run's
 //     task, starting a new run. Hermes cannot suspend a turn, so these are
 //     approximations (F-7): label them "Stop" and "Continue".
+//   - A run is one Hermes turn and a task is one chat (notes 17-20): the
+//     run ends at the turn's on_session_end or its final reply through
+//     send() (which is then no notification), never at a model call's
+//     on_stream_end; Hermes' changing session ids are tied to the chat by
+//     pre_llm_call of a message the adapter sent and by the approval
+//     hooks' session_key. Turns of other platforms, subagents and sessions
+//     the adapter never saw are not shown. A run whose end never comes
+//     ends when the chat's next turn begins, or after RunIdleTimeout.
 //   - Requests are executed on the connection's reader, in order; a slow
 //     Hermes call delays that connection's later frames, not other
 //     connections. request_id is one namespace per device for session.send
@@ -58,4 +66,10 @@
 //   - A peer that takes no frame for 10 s (checked every 5 s, so at most
 //     15 s) is dropped. Fatal closes drop the TCP connection after 2 s if
 //     the peer does not complete the close handshake.
+//   - The log has an info line for each phone that pairs ("device
+//     paired"), reconnects ("device connected"), sends a message ("message
+//     from device": its task and length, never its text) and goes away
+//     ("connection ended"), each naming the device; secrets appear only as
+//     fingerprints (S-1). Config.Observer sees every frame as it crosses
+//     the wire, for tools such as lmp-server's dashboard.
 package server

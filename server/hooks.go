@@ -330,11 +330,12 @@ func (s *Server) InterruptSessionActivity(ctx context.Context, sessionKey, chatI
 	}
 }
 
-// cancelChatRun ends the chat's unfinished run as cancelled.
+// cancelChatRun ends the chat's unfinished run as cancelled, unless its
+// turn already completed and only its final reply is awaited.
 func (s *Server) cancelChatRun(chat string) {
 	s.runs.mu.Lock()
 	defer s.runs.mu.Unlock()
-	if c, ok := s.runs.chats[chat]; ok && c.open != nil {
+	if c, ok := s.runs.chats[chat]; ok && c.open != nil && !c.open.awaitingReply {
 		r := c.open
 		s.startLocked(r)
 		s.completeLocked(r, lmp.RunStatusCancelled, r.bestText(), false)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -593,5 +594,76 @@ func TestTaskListAndNotification(t *testing.T) { // F-9, H-4
 	f, n := expectType[lmp.Notification](t, c)
 	if n != (lmp.Notification{Category: "diagnostic", Title: "Cron", Text: "cron done", Source: "cron", RequiresAttention: true}) || lmp.Deref(f.TaskID) != "task_9" {
 		t.Fatalf("%+v", n)
+	}
+}
+
+// Hermes runs parallel tools on several threads and delivers each stream
+// hook from its own worker: hooks of one turn arrive concurrently. Every
+// call still gets its own index, pairs with its finish, and the run has
+// one start and one end.
+func TestConcurrentHooksOfOneTurn(t *testing.T) { // F-3, note 6
+	e := newEnv(t)
+	c, dev := e.pair()
+	h := chatTurn(t, e, c, dev, "", "s_par", "t_par")
+	h.start(1)
+	h.end(1, "", nil)
+	const calls = 16
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(2)
+		id := fmt.Sprint("call_", i)
+		go func() {
+			defer wg.Done()
+			h.preTool("terminal", id)
+			h.postTool("terminal", id, "ok", i)
+		}()
+		go func() {
+			defer wg.Done()
+			h.delta(1, "late ")
+		}()
+	}
+	wg.Wait()
+	h.sessionEnd(true, false)
+	h.reply("all done")
+	fs := runFrames(t, c, "run_t_par")
+	index := map[string]int{}
+	used := map[int]bool{}
+	for _, f := range fs {
+		switch f.Type {
+		case lmp.TypeRunToolStarted:
+			s := decode[lmp.RunToolStarted](t, f)
+			if used[s.Index] {
+				t.Fatalf("index %d given twice: %s", s.Index, f.Raw)
+			}
+			used[s.Index], index[s.CallID] = true, s.Index
+		case lmp.TypeRunToolFinished:
+			d := decode[lmp.RunToolFinished](t, f)
+			if i, ok := index[d.CallID]; !ok || i != d.Index {
+				t.Fatalf("finish before or without its start: %s", f.Raw)
+			}
+		}
+	}
+	if len(index) != calls || fs[0].Type != lmp.TypeRunStarted {
+		t.Fatalf("%d tool calls, frames %v", len(index), typeList(fs))
+	}
+	quiet(t, e, c, "run_t_par")
+}
+
+// A /stop that comes after the turn completed, while its final reply is on
+// its way, cancels nothing: the run completes with the reply.
+func TestStopAfterTheTurnCompleted(t *testing.T) { // F-6, note 17
+	e := newEnv(t)
+	c, dev := e.pair()
+	h := chatTurn(t, e, c, dev, "", "s_late_stop", "t_late_stop")
+	h.start(1)
+	h.end(1, "done", nil)
+	h.sessionEnd(true, false)
+	e.srv.InterruptSessionActivity(context.Background(), server.SessionKeyPrefix+h.chat, h.chat)
+	hook(e, "agent_loop_stopped", map[string]any{"session_key": server.SessionKeyPrefix + h.chat, "platform": "loomi",
+		"reason": "stop", "invalidation_reason": "stop_command"})
+	h.reply("done")
+	fs := runFrames(t, c, "run_t_late_stop")
+	if done := decode[lmp.RunCompleted](t, fs[len(fs)-1]); done.Status != "completed" || done.Text != "done" {
+		t.Fatalf("%+v", done)
 	}
 }

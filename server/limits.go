@@ -35,6 +35,10 @@ func encodePayload(p any, taskID, runID *string) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The fast path, without encoding the ids: one byte escapes to at most six.
+	if len(raw)+envelopeReserve+maxEncodedLen(taskID)+maxEncodedLen(runID) <= lmp.MaxFrameBytes {
+		return raw, nil
+	}
 	budget := lmp.MaxFrameBytes - envelopeReserve - encodedLen(taskID) - encodedLen(runID)
 	if len(raw) <= budget {
 		return raw, nil
@@ -43,6 +47,13 @@ func encodePayload(p any, taskID, runID *string) (json.RawMessage, error) {
 		return nil, fmt.Errorf("%w: task_id and run_id alone take %d bytes", errFrameTooBig, encodedLen(taskID)+encodedLen(runID))
 	}
 	return fitStrings(raw, budget)
+}
+
+func maxEncodedLen(s *string) int {
+	if s == nil {
+		return len("null")
+	}
+	return 6*len(*s) + 2
 }
 
 func encodedLen(s *string) int {

@@ -54,7 +54,7 @@ func TestClientStringsOverTheirLimitsAreRefused(t *testing.T) {
 		// U+2028 is six bytes escaped: 129 of them made a 1 MB task.list.result.
 		{"request_id of U+2028", `{"v":1,"type":"task.list","payload":{"request_id":"` + long(129, `\u2028`) + `"}}`, []string{"/payload/request_id", "128"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) { expectInvalid(t, c, tc.frame, tc.want...) })
+		t.Run(tc.name, func(t *testing.T) { expectInvalid(t, c, tc.frame, append(tc.want, "characters")...) })
 	}
 	if n := len(e.hermes.callsNamed("handle_message")); n != 0 {
 		t.Fatalf("%d over-long session.send reached Hermes", n)

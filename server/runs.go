@@ -217,6 +217,11 @@ func (s *Server) endLocked(r *runState) {
 		c.open = nil
 	}
 	s.settleRunApprovals(r.id)
+	// The table keeps ended runs for lookups only: free what a live run
+	// needs (hooks after the end never reach it; the terminal frame's text
+	// is taken before this).
+	r.streamed, r.finalText = strings.Builder{}, ""
+	r.calls, r.finished, r.nextIndex = nil, nil, nil
 }
 
 // completeLocked ends the run with run.completed.

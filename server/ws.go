@@ -42,6 +42,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	defer s.handlers.Done()
 
+	opened := time.Now()
 	c.log.Debug("connection opened", "remote", r.RemoteAddr)
 	go c.writeLoop()
 	stopAuth := c.startAuthTimer()
@@ -64,7 +65,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		_ = c.ws.Close(websocket.StatusMessageTooBig, "")
 	}
 	c.ws.CloseNow()
-	c.log.Debug("connection ended")
+	c.logEnd(time.Since(opened))
 }
 
 // startAuthTimer closes the connection when it has not authenticated
@@ -92,6 +93,7 @@ func (c *conn) readLoop() (tooBig bool) {
 			}
 			return false
 		}
+		c.observe(false, data)
 		if c.dead.Load() {
 			continue
 		}
@@ -138,6 +140,7 @@ func (c *conn) handleFrame(data []byte) {
 		// note 16: no re-authentication on a live connection.
 		c.sendError(lmp.CodeAlreadyAuthenticated, "this connection is already authenticated", "")
 	case lmp.TypeSessionSend:
+		c.logMessage(f)
 		c.cmdSessionSend(ctx, f)
 	case lmp.TypeRunCancel, lmp.TypeRunPause:
 		c.cmdInterrupt(ctx, f)

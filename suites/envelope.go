@@ -19,12 +19,13 @@ var envelopeKeys = []string{"v", "seq", "ts", "type", "task_id", "run_id", "even
 func checkEnvelope(f client.Frame) {
 	env := rawEnvelope(f)
 	for _, k := range envelopeKeys {
-		Expect(env).To(HaveKey(k), "%s frame lacks envelope field %q (E-1)", f.Type, k)
+		_, ok := env[k]
+		must.That(ok, "%s frame lacks envelope field %q (E-1): %s", f.Type, k, f.Raw)
 	}
-	Expect(f.V).To(Equal(lmp.Version), "%s frame: v", f.Type)
-	Expect(f.EventID).To(Equal(lmp.EventID(f.Seq)), "%s frame: event_id must be e_<seq> (E-3)", f.Type)
+	must.Equal(f.Type+" frame: v", f.V, lmp.Version)
+	must.Equal(f.Type+" frame: event_id (E-3: e_<seq>)", f.EventID, lmp.EventID(f.Seq))
 	_, isObject := env["payload"].(map[string]any)
-	Expect(isObject).To(BeTrue(), "%s frame: payload is not an object (E-1)", f.Type)
+	must.That(isObject, "%s frame: payload is not an object (E-1)", f.Type)
 }
 
 var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
@@ -44,7 +45,7 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 
 	conformance.It("E-2", rules.SHOULD, "connection-scoped frames carry the device's current seq without advancing it (note 2)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		Expect(c.HelloSeq).To(Equal(int64(0)), "hello.ok of a new device: seq before any durable event")
+		must.Equal("seq of a new device's hello.ok, before any durable event", c.HelloSeq, 0)
 		cur := c.HelloSeq
 		for range 3 {
 			must.Send(ctx, c, lmp.Ping{})
@@ -53,12 +54,12 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 			for {
 				f := must.Expect(ctx, c, match.Anything())
 				if lmp.IsDurable(f.Type) {
-					Expect(f.Seq).To(BeNumerically(">", cur), "durable %s did not advance seq", f.Type)
+					must.That(f.Seq > cur, "durable %s has seq %d, not above %d", f.Type, f.Seq, cur)
 					cur = f.Seq
 					continue
 				}
 				if f.Type == lmp.TypePong {
-					Expect(f.Seq).To(Equal(cur), "pong seq should equal the last durable seq")
+					must.Equal("pong seq: the last durable event's", f.Seq, cur)
 					break
 				}
 			}

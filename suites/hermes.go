@@ -219,14 +219,3 @@ func withText(text string) func(driver.Call) bool {
 func argIs(name, value string) func(driver.Call) bool {
 	return func(c driver.Call) bool { return fmt.Sprint(c.Args[name]) == value }
 }
-
-// longRun is the run of the long scenario (a turn that streams until it
-// is interrupted) in a new task.
-type longRun struct{ TaskID string }
-
-// startLongRun asks for the long scenario from device c, as a user does
-// (session.send "/mock long"), and waits until c sees its run.started.
-func startLongRun(ctx context.Context, c *conformance.Conn) (longRun, lmp.RunStarted) {
-	st := askForTurn(ctx, c, "/mock long")
-	return longRun{TaskID: st.TaskID}, st
-}

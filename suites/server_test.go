@@ -43,6 +43,9 @@ func startServer(ctx context.Context, t *testing.T) conformance.Target {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Like lmp-check's in-process run: the event specs go through the
+	// built-in triggers, the Hermes-side specs through the driver.
 	return conformance.Target{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
+		Triggers: conformance.MockTriggers(), PreferTriggers: true,
 		Profile: conformance.ProfileFromDriver(p), ServerLog: logPath}
 }

@@ -1,6 +1,9 @@
 package suites
 
 import (
+	"slices"
+	"time"
+
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -14,28 +17,39 @@ import (
 var _ = conformance.Section("§6 Versioning", "versioning", func() {
 	conformance.It("V-2", rules.MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		Expect(c.HelloOK.ProtocolVersion).To(Equal(lmp.Version))
-		Expect(rawEnvelope(must.Expect(ctx, pinged(ctx, c), match.Type(lmp.TypePong)))["v"]).To(Equal(float64(lmp.Version)))
+		must.Equal("hello.ok protocol_version", c.HelloOK.ProtocolVersion, lmp.Version)
+		must.Equal("pong envelope v", rawEnvelope(must.Expect(ctx, pinged(ctx, c), match.Type(lmp.TypePong)))["v"], float64(lmp.Version))
 	})
 
-	conformance.It("V-2", rules.MUST, "a hello with an unsupported protocol_version is refused with an error and the connection ends", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-2", rules.MUST, "a hello with an unsupported protocol_version is refused: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
-		_, isServerErr := should.ServerError(err)
-		Expect(isServerErr).To(BeTrue(), "hello with protocol_version 99: want an error frame, got %v", err)
-		must.Closed(ctx, conformance.Wait(), c)
+		must.That(err != nil, "a hello with protocol_version 99 got hello.ok")
+		must.Refused(ctx, c, err, "hello with protocol_version 99")
 	})
 
-	conformance.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming the supported versions, and close 1002 (note 11)", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming the supported versions (note 11)", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
-		se, _ := should.ServerError(err)
-		Expect(se.Code).To(Equal(lmp.CodeUnsupportedVersion))
-		Expect(se.Fatal).To(BeTrue())
-		Expect(se.SupportedVersions).To(gomegaContainElement(lmp.Version))
-		Expect(must.Closed(ctx, conformance.Wait(), c).Code).To(Equal(lmp.CloseProtocolError))
+		must.That(err != nil, "a hello with protocol_version 99 got hello.ok")
+		r := should.AwaitRefusal(ctx, c, err)
+		var soft must.Soft
+		soft.That(r.Fatal(), "want a fatal error followed by a close, got %s", r)
+		soft.Equal("error code", r.Code(), lmp.CodeUnsupportedVersion)
+		if r.Error != nil {
+			soft.That(slices.Contains(r.Error.SupportedVersions, lmp.Version), "supported_versions %v does not name version %d", r.Error.SupportedVersions, lmp.Version)
+		}
+		soft.Done()
+	})
+
+	conformance.It("V-2", rules.INFO, "an unsupported protocol_version closes with 1002 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+		tok := must.Token(ctx)
+		c := must.Dial(ctx, "device from the future")
+		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
+		must.That(err != nil, "a hello with protocol_version 99 got hello.ok")
+		must.Equal("close code", should.AwaitRefusal(ctx, c, err).CloseCode(), lmp.CloseProtocolError)
 	})
 
 	conformance.It("V-1", rules.MUST, "unknown client frame types are ignored: the connection keeps working", func(ctx ginkgo.SpecContext) {
@@ -45,11 +59,10 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 		for _, f := range c.Pending() {
 			if f.Type == lmp.TypeError {
-				e := must.Decode[lmp.Error](f)
-				Expect(e.Fatal).To(BeFalse(), "an unknown type got a fatal error")
+				must.That(!must.Decode[lmp.Error](f).Fatal, "an unknown frame type got a fatal error: %s", c.Describe(f))
 			}
 		}
-		Expect(c.Closed()).To(gomegaBeNil())
+		must.That(c.Closed() == nil, "after an unknown frame type, %s", c.State(time.Time{}))
 	})
 
 	conformance.It("V-1", rules.MUST, "unknown fields in client frames are ignored", func(ctx ginkgo.SpecContext) {
@@ -64,7 +77,7 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		})
 		c.LearnSecret(conformance.SecretToken, tok)
 		f := must.Expect(ctx, c, match.Type(lmp.TypeHelloOK, lmp.TypeError))
-		Expect(f.Type).To(Equal(lmp.TypeHelloOK), "hello with unknown fields: %s", f.Payload)
+		must.That(f.Type == lmp.TypeHelloOK, "a hello with unknown fields was answered with %s", c.Describe(f))
 		ok := must.Decode[lmp.HelloOK](f)
 		if ok.Credential != nil {
 			c.LearnSecret(conformance.SecretCredential, *ok.Credential)

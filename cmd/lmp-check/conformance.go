@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/loomi-lmp/lmpkit/check"
+	"github.com/loomi-lmp/lmpkit/internal/tty"
 )
 
 // stringList is a repeatable string flag.
@@ -25,6 +26,16 @@ func selectionFlags(fs *flag.FlagSet, cfg *check.Config) {
 	fs.Var((*stringList)(&cfg.Skip), "skip", "skip specs whose text matches this regexp (repeatable)")
 }
 
+// reportFlags adds the flags of the readable reports and the CLI's output.
+func reportFlags(fs *flag.FlagSet, cfg *check.Config) {
+	fs.StringVar(&cfg.HTMLReport, "html-report", "", "write a self-contained HTML report to this file")
+	fs.StringVar(&cfg.RerunFailed, "rerun-failed", "", "run only the specs that failed in this earlier --json-report")
+	if tty.Is(cfg.Stdout) {
+		cfg.Progress = cfg.Stdout // the live line: on a terminal only
+	}
+	cfg.Color = tty.Color(cfg.Stdout)
+}
+
 // runCmd is `lmp-check [run] [flags]`: the conformance run.
 func runCmd(args []string, stdout, stderr io.Writer) int {
 	cfg := check.Config{Stdout: stdout, Stderr: stderr}
@@ -37,17 +48,25 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.CA, "ca", "", "PEM file of CA certificates to trust for wss:// and https://")
 	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.StringVar(&cfg.ServerLog, "server-log", "", "the server's log file, read (never written) to check that no token or credential the run has seen appears in it (S-1); without it that spec is skipped")
+	fs.StringVar(&cfg.Triggers, "triggers", "", "event source for a server without a driver: 'mock' (lmp-server's /mock commands) or a YAML file mapping each event to a session.send text (schema/triggers.schema.json); --driver-url is used first when given; without --url the in-process server gets 'mock'")
+	fs.StringVar(&cfg.RevokeCmd, "revoke-cmd", "", "shell command revoking a device, with {device_id} in it, e.g. 'hermes loomi revoke {device_id}'; exit 0 means revoked (S-5, and the clean-up of the devices the run paired)")
+	fs.StringVar(&cfg.RestartCmd, "restart-cmd", "", "shell command that stops the server gracefully and starts it again; lmp-check then waits for /health (the restart specs, note 4)")
+	fs.StringVar(&cfg.CrashCmd, "crash-cmd", "", "shell command that kills the server with SIGKILL and starts it again; lmp-check then waits for /health (the crash specs, note 4)")
 	fs.DurationVar(&cfg.PingInterval, "ping-interval", 0, "server ping interval (default: the driver's profile, else 25s)")
 	fs.DurationVar(&cfg.PongTimeout, "pong-timeout", 0, "pong deadline (default: the driver's profile, else 10s)")
 	fs.DurationVar(&cfg.AuthTimeout, "auth-timeout", 0, "auth timeout (default: the driver's profile, else 10s)")
 	fs.DurationVar(&cfg.PairTTL, "pair-ttl", 0, "default pairing token TTL (default: the driver's profile, else 300s)")
+	fs.DurationVar(&cfg.ApprovalTimeout, "approval-timeout", 0, "how long an approval waits before it times out (default: the driver's profile, else 300s)")
+	fs.IntVar(&cfg.ReplayWindow, "replay-window", 0, "events kept per device for replay (default: the driver's profile, else 512, E-5)")
+	fs.IntVar(&cfg.RequestWindow, "request-window", 0, "request_ids remembered per device (default: the driver's profile, else 256, I-1)")
 	fs.StringVar(&cfg.Profile, "profile", "short", "timings of the in-process server when --url is absent: short or spec")
-	fs.BoolVar(&cfg.Strict, "strict", false, "SHOULD and INFO failures, and timings that deviate from the spec, fail the run")
+	fs.BoolVar(&cfg.Strict, "strict", false, "SHOULD failures, and timings that deviate from the spec, fail the run (INFO observations never do)")
 	fs.StringVar(&cfg.JUnitReport, "junit-report", "", "write a JUnit XML report to this file")
 	fs.StringVar(&cfg.JSONReport, "json-report", "", "write a JSON report (schema/report/lmp-check-report.json) to this file")
 	fs.StringVar(&cfg.Expect, "expect", "", "YAML file of known failures (rule or spec, reason, link)")
 	fs.BoolVar(&cfg.Verbose, "v", false, "stream Ginkgo's progress to stderr and list unselected specs")
 	selectionFlags(fs, &cfg)
+	reportFlags(fs, &cfg)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: lmp-check [run] [flags]\n\nExit codes: 0 conformant, 1 not conformant, 2 usage error or unreachable target.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -93,6 +112,7 @@ func rulesCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lmp-check rules", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	markdown := fs.Bool("markdown", false, "write the matrix as Markdown (suites/MATRIX.md)")
+	needs := fs.Bool("needs", false, "write the rule → needs table (nothing, triggers, driver, restart, server log) as Markdown, for CI.md")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
@@ -105,9 +125,12 @@ func rulesCmd(args []string, stdout, stderr io.Writer) int {
 		return check.ExitUsage
 	}
 	m := check.BuildMatrix(specs)
-	if *markdown {
+	switch {
+	case *needs:
+		m.WriteNeeds(stdout)
+	case *markdown:
 		m.WriteMarkdown(stdout)
-	} else {
+	default:
 		m.WriteRules(stdout)
 	}
 	if p := m.Problems(); len(p) > 0 {

@@ -61,7 +61,7 @@ func TestExitCodes(t *testing.T) {
 		want string // in stdout or stderr
 	}{
 		{"conformant", []string{"--label-filter", "section:transport", "--junit-report", junit, "--json-report", jsonRep}, 0, "Result: CONFORMANT"},
-		{"strict timing deviation", []string{"--strict", "--label-filter", "INFO"}, 1, "NOT CONFORMANT"},
+		{"strict timing deviation", []string{"--strict", "--label-filter", "section:timing"}, 1, "NOT CONFORMANT"},
 		{"unexpected pass", []string{"--label-filter", "T-2", "--expect", expect}, 1, "UNEXPECTED-PASS"},
 		{"unreachable", []string{"--url", "ws://127.0.0.1:1/ws"}, 2, "unreachable"},
 		{"not a ws url", []string{"--url", "http://127.0.0.1:1/ws"}, 2, "ws://"},
@@ -69,6 +69,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad flag", []string{"--no-such-flag"}, 2, "no-such-flag"},
 		{"bad expectations", []string{"--expect", filepath.Join(dir, "missing.yaml")}, 2, "--expect"},
 		{"list", []string{"list", "--label-filter", "T-2"}, 0, "[T-2]"},
+		{"selection matches no spec", []string{"--focus", "no spec says this"}, 2, `the selection (--focus "no spec says this") matches no spec`},
+		{"bad triggers file", []string{"--triggers", expect}, 2, "--triggers"},
+		{"missing triggers file", []string{"--triggers", filepath.Join(dir, "none.yaml")}, 2, "none.yaml"},
+		{"restart without url", []string{"--restart-cmd", "true"}, 2, "--restart-cmd needs --url"},
 		// Ginkgo panics on a bad regexp and fails the suite on a bad label
 		// filter: both must be usage errors, caught before anything starts.
 		{"bad focus", []string{"--focus", "["}, 2, `--focus "["`},
@@ -126,5 +130,22 @@ func TestExitCodes(t *testing.T) {
 	}
 	if x, err := os.ReadFile(junit); err != nil || !bytes.Contains(x, []byte("<testsuites")) {
 		t.Errorf("JUnit report: %v", err)
+	}
+}
+
+// TestHelpAndVersion: -h and --help alike on every subcommand, exit 0;
+// --version names the module.
+func TestHelpAndVersion(t *testing.T) {
+	bin := buildBinary(t)
+	for _, sub := range [][]string{{}, {"run"}, {"list"}, {"rules"}, {"fuzz"}, {"validate"}} {
+		c1, o1, e1 := runBinary(t, bin, append(sub, "-h")...)
+		c2, o2, e2 := runBinary(t, bin, append(sub, "--help")...)
+		if c1 != 0 || c2 != 0 || o1+e1 != o2+e2 || !strings.Contains(strings.ToLower(o1+e1), "usage") {
+			t.Errorf("%v: -h exit %d, --help exit %d\n%s%s\n---\n%s%s", sub, c1, c2, o1, e1, o2, e2)
+		}
+	}
+	code, out, _ := runBinary(t, bin, "--version")
+	if code != 0 || !strings.HasPrefix(out, "lmp-check github.com/loomi-lmp/lmpkit ") {
+		t.Errorf("--version: exit %d %q", code, out)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/fuzz/campaign"
+	"github.com/loomi-lmp/lmpkit/internal/tty"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -26,6 +27,7 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 		cfg      campaign.Config
 		seed     uint64
 		report   string
+		html     string
 		replay   string
 		quiet    bool
 		insecure bool
@@ -40,6 +42,7 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.Conns, "conns", 8, "concurrent fuzzing connections")
 	fs.IntVar(&cfg.Devices, "devices", 0, "paired devices the connections share (default conns+2)")
 	fs.StringVar(&report, "report", "", "write the JSON report (schema/report/fuzz-report.json) to this file")
+	fs.StringVar(&html, "html-report", "", "write a self-contained HTML report, with each finding's reproducer, to this file")
 	fs.StringVar(&cfg.OutDir, "out", "fuzz-findings", "directory for the reproducers of findings")
 	fs.DurationVar(&cfg.ShrinkBudget, "shrink-budget", 20*time.Second, "time spent minimising each finding; negative turns shrinking off")
 	fs.StringVar(&replay, "replay", "", "replay this reproducer instead of fuzzing; exit 1 if the finding still occurs")
@@ -68,8 +71,8 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 	if insecure {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	}
-	if !quiet {
-		cfg.Progress = stderr
+	if !quiet && tty.Is(stderr) {
+		cfg.Progress = stderr // a line redrawn in place: on a terminal only
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -129,6 +132,12 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 	if report != "" {
 		if err := rep.WriteFile(report); err != nil {
 			fmt.Fprintf(stderr, "lmp-check fuzz: --report: %v\n", err)
+			return 2
+		}
+	}
+	if html != "" {
+		if err := rep.WriteHTMLFile(html); err != nil {
+			fmt.Fprintf(stderr, "lmp-check fuzz: --html-report: %v\n", err)
 			return 2
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/loomi-lmp/lmpkit/check/validate"
+	"github.com/loomi-lmp/lmpkit/internal/buildinfo"
 )
 
 const usage = `usage: lmp-check <command> [arguments]
@@ -28,7 +29,8 @@ Commands:
              or replay a saved finding (--replay FILE)
   validate   validate LMP frames (one JSON frame, a JSON array or NDJSON) against the schemas
 
-Run "lmp-check <command> -h" for the flags of a command.
+Run "lmp-check <command> -h" (or --help) for the flags of a command, "lmp-check --version" for the
+module version and VCS revision.
 `
 
 func main() {
@@ -38,6 +40,10 @@ func main() {
 // run dispatches to a subcommand and returns its exit code. Each
 // subcommand is a package with Run(args, stdin, stdout, stderr) int.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintln(stdout, buildinfo.String("lmp-check"))
+		return 0
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && args[0] != "-h" && args[0] != "--help" {
 		return runCmd(args, stdout, stderr) // the conformance run is the default
 	}

@@ -89,14 +89,7 @@ func (s logServer) args(extra ...string) []string {
 // s1Spec returns the S-1 spec of a JSON report.
 func s1Spec(t *testing.T, path string) (verdict, reason string) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep check.JSONReport
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, path)
 	for _, s := range rep.Specs {
 		if len(s.Rules) == 1 && s.Rules[0] == "S-1" {
 			return s.Verdict, s.Reason

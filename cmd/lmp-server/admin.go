@@ -17,8 +17,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/mdp/qrterminal/v3"
-
+	"github.com/loomi-lmp/lmpkit/internal/tty"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/reference"
 	"github.com/loomi-lmp/lmpkit/server"
@@ -95,6 +94,20 @@ func adminFlags(name string, stderr io.Writer) (*flag.FlagSet, *string, *bool) {
 	return fs, addr, asJSON
 }
 
+// parseExit is the exit code of a command line that did not parse: 0 for
+// -h and --help, which print the flags, 2 for a usage error.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+// qrInvertFlag adds --qr-invert.
+func qrInvertFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("qr-invert", false, "draw the pairing QR for a light terminal theme (without colour; on a colour terminal it is drawn white on black and reads on any theme)")
+}
+
 func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "lmp-server: %v\n", err)
 	return 1
@@ -103,9 +116,10 @@ func fail(stderr io.Writer, err error) int {
 func pair(args []string, stdout, stderr io.Writer) int {
 	fs, addr, asJSON := adminFlags("pair", stderr)
 	var ttl ttlFlag
+	invert := qrInvertFlag(fs)
 	fs.Var(&ttl, "ttl", "token lifetime: a Go duration (90s, 10m) or seconds (default: the server's, 5m)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -117,20 +131,20 @@ func pair(args []string, stdout, stderr io.Writer) int {
 	if err := json.Unmarshal(raw, &pr); err != nil {
 		return fail(stderr, fmt.Errorf("unexpected answer from the server: %v", err))
 	}
-	printPairing(stdout, pr, *asJSON)
+	printPairing(stdout, pr, *asJSON, qrStyle{invert: *invert, color: tty.Color(stdout)})
 	return 0
 }
 
 // printPairing renders the QR of the pairing payload (P-2), then the JSON
 // and the expiry. With asJSON only the JSON answer is printed.
-func printPairing(w io.Writer, pr lmp.PairResponse, asJSON bool) {
+func printPairing(w io.Writer, pr lmp.PairResponse, asJSON bool, st qrStyle) {
 	if asJSON {
 		_ = json.NewEncoder(w).Encode(pr)
 		return
 	}
 	qr, _ := json.Marshal(pr.QRPayload)
 	fmt.Fprintln(w, "Scan this code with the Loomi app to pair a device:")
-	qrterminal.GenerateHalfBlock(string(qr), qrterminal.L, w)
+	writeQR(w, string(qr), st)
 	exp := lmp.TimeOf(pr.ExpiresAt)
 	fmt.Fprintf(w, "%s\nThe code works once and expires at %s (in %s). Run `lmp-server pair` for another.\n",
 		qr, exp.Local().Format(time.DateTime), time.Until(exp).Round(time.Second))
@@ -139,7 +153,7 @@ func printPairing(w io.Writer, pr lmp.PairResponse, asJSON bool) {
 func devices(args []string, stdout, stderr io.Writer) int {
 	fs, addr, asJSON := adminFlags("devices", stderr)
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -182,7 +196,7 @@ func revoke(args []string, stdout, stderr io.Writer) int {
 	var ids []string
 	for rest := args; ; rest = fs.Args()[1:] {
 		if err := fs.Parse(rest); err != nil {
-			return 2
+			return parseExit(err)
 		}
 		if fs.NArg() == 0 {
 			break

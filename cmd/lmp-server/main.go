@@ -16,6 +16,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/loomi-lmp/lmpkit/internal/buildinfo"
 )
 
 func main() {
@@ -30,13 +32,18 @@ const usage = `usage:
                                       list paired devices
   lmp-server revoke [--addr] DEVICE_ID
                                       revoke a device and close its connections
-Run "lmp-server <command> -h" for a command's flags ("lmp-server serve -h" for the server's).
+  lmp-server --version                print the module version and VCS revision
+Run "lmp-server <command> -h" (or --help) for a command's flags ("lmp-server serve -h" for the server's).
 `
 
 // run is main without the exit, for tests: it returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		args = []string{"help"}
+	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version") {
+		fmt.Fprintln(stdout, buildinfo.String("lmp-server"))
+		return 0
 	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return serve(args, stdout, stderr)

@@ -123,6 +123,20 @@ func startServer(t *testing.T, dir, addr string, extra ...string) *proc {
 
 func (p *proc) ws() string { return "ws://" + p.addr + lmp.PathWebSocket }
 
+// pairDevice mints a token on the server and pairs a device with it.
+func (p *proc) pairDevice(t *testing.T) (lmp.PairResponse, *client.Conn, client.Device) {
+	t.Helper()
+	pr, err := client.Pair(ctxT(t), "http://"+p.addr+lmp.PathPairNew, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, dev, _, err := client.PairDevice(ctxT(t), p.ws(), pr.Token, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr, c, dev
+}
+
 func (p *proc) notify(t *testing.T, texts ...string) {
 	t.Helper()
 	dc := driver.New("http://"+p.addr, nil)
@@ -145,14 +159,7 @@ func nextNotification(t *testing.T, c *client.Conn) client.Frame {
 func TestKill9KeepsDevicesAndSeqMonotonic(t *testing.T) { // note 4, E-2, E-6
 	dir, addr := t.TempDir(), freeAddr(t)
 	p := startServer(t, dir, addr)
-	pr, err := client.Pair(ctxT(t), "http://"+addr+lmp.PathPairNew, 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, dev, _, err := client.PairDevice(ctxT(t), p.ws(), pr.Token, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pr, c, dev := p.pairDevice(t)
 	p.notify(t, "a", "b", "c")
 	var last int64
 	for i := 0; i < 3; i++ {
@@ -373,4 +380,75 @@ func TestServeDefaultsToLoopback(t *testing.T) {
 	if code != 2 && code != 0 || !strings.Contains(stderr, `(default "127.0.0.1:8787")`) {
 		t.Fatalf("serve -h: exit %d, stderr %q", code, stderr)
 	}
+}
+
+// TestHelpAndVersion: -h and --help alike on every subcommand, exit 0;
+// --version names the module.
+func TestHelpAndVersion(t *testing.T) {
+	for _, sub := range [][]string{{}, {"serve"}, {"pair"}, {"devices"}, {"revoke"}} {
+		o1, e1, c1 := runCLI(t, nil, append(sub, "-h")...)
+		o2, e2, c2 := runCLI(t, nil, append(sub, "--help")...)
+		if c1 != 0 || c2 != 0 || o1+e1 != o2+e2 || !strings.Contains(strings.ToLower(o1+e1), "usage") && !strings.Contains(o1+e1, "-addr") {
+			t.Errorf("%v: -h exit %d, --help exit %d\n%s%s\n---\n%s%s", sub, c1, c2, o1, e1, o2, e2)
+		}
+	}
+	out, _, code := runCLI(t, nil, "--version")
+	if code != 0 || !strings.HasPrefix(out, "lmp-server github.com/loomi-lmp/lmpkit ") {
+		t.Errorf("--version: exit %d %q", code, out)
+	}
+}
+
+// TestLogsPhonesAtInfo: a phone's pairing, reconnection, message and
+// departure are info lines naming the device, without any secret (S-1).
+func TestLogsPhonesAtInfo(t *testing.T) {
+	dir, addr := t.TempDir(), freeAddr(t)
+	p := startServer(t, dir, addr, "--no-qr")
+	pr, c, dev := p.pairDevice(t)
+	c.CloseNow()
+	var last int64
+	c, _, err := client.Connect(ctxT(t), p.ws(), dev, &last, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send(ctxT(t), lmp.SessionSend{Text: "hello there", RequestID: "r1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ExpectType(ctxT(t), lmp.TypeRunStarted); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Close()
+
+	want := []string{"device paired", "device connected", "message from device", "connection ended"}
+	seen := map[string]map[string]any{}
+	allSeen := func() bool {
+		for _, m := range want {
+			if seen[m] == nil {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(10 * time.Second); !allSeen(); {
+		for _, line := range strings.Split(p.stderr.String(), "\n") {
+			var rec map[string]any
+			if json.Unmarshal([]byte(line), &rec) != nil || rec["device"] != dev.ID {
+				continue
+			}
+			msg, _ := rec["msg"].(string)
+			seen[msg] = rec
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log lines seen %v, want %v:\n%s", seen, want, p.stderr)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the process's output
+	}
+	for _, msg := range want {
+		if rec := seen[msg]; rec == nil || rec["level"] != "INFO" {
+			t.Errorf("%q: %v", msg, rec)
+		}
+	}
+	if seen["message from device"]["chars"] != float64(len("hello there")) || strings.Contains(p.stderr.String(), "hello there") {
+		t.Errorf("the message line should give its length, not its text: %v", seen["message from device"])
+	}
+	checkNoSecrets(t, p.stderr.String(), pr.Token, dev.Credential)
 }

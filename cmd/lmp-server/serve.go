@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/internal/tty"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/reference"
@@ -40,8 +41,10 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.HermesBusyInput, "hermes-busy-input", mockhermes.BusyInterrupt, "what a message to a busy chat does: interrupt (Hermes' default) or queue")
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
 	noQR := fs.Bool("no-qr", false, "do not print a pairing QR at start")
+	invert := qrInvertFlag(fs)
+	noDashboard := fs.Bool("no-dashboard", false, "do not serve the dashboard page at / (loopback only)")
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "lmp-server serve: unexpected argument %q\n", fs.Arg(0))
@@ -63,7 +66,9 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	o.Logger = slog.New(h)
+	o.Dashboard = !*noDashboard
 
+	defer takeTerminal()()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	inst, err := reference.Start(ctx, o)
@@ -72,12 +77,16 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	fmt.Fprintf(stdout, "lmp-server listening on %s (pairing URL %s, data %s)\n", inst.BaseURL, inst.PublicURL, inst.DataDir)
+	if o.Dashboard {
+		fmt.Fprintf(stdout, "Dashboard: %s/ (from this machine only)\n", inst.BaseURL)
+	}
+	fmt.Fprintln(stdout, "Press Ctrl-C to stop.")
 	if !*noQR {
 		pr, err := client.Pair(ctx, inst.PairURL, 0, loopbackClient(inst.TLSFingerprint != ""))
 		if err != nil {
 			fmt.Fprintf(stderr, "lmp-server: could not mint a pairing token: %v\n", err)
 		} else {
-			printPairing(stdout, pr, false)
+			printPairing(stdout, pr, false, qrStyle{invert: *invert, color: tty.Color(stdout)})
 		}
 	}
 

@@ -2,14 +2,11 @@ package campaign
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"sync/atomic"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/client"
 )
 
 // healthWatch polls GET /health (T-2) until ctx ends and reports the first
@@ -46,31 +43,12 @@ func (h *healthWatch) run(ctx context.Context) {
 	}
 }
 
-// checkHealth answers whether url serves exactly {"ok":true,"v":1} (T-2).
+// checkHealth answers whether url serves exactly {"ok":true,"v":1} (T-2),
+// within 2 s.
 func checkHealth(ctx context.Context, hc *http.Client, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("HTTP %d", resp.StatusCode)
-	}
-	var h lmp.Health
-	if err := json.Unmarshal(raw, &h); err != nil || !h.OK || h.V != lmp.Version {
-		return fmt.Errorf("body %.100q is not {\"ok\":true,\"v\":1}", raw)
-	}
-	return nil
+	return client.CheckHealth(ctx, hc, url)
 }
 
 func (h *healthWatch) check(ctx context.Context) error {

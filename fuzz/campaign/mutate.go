@@ -27,12 +27,15 @@ const (
 
 // mutations in the order mutateFrame picks them, with weights: cheap and
 // interesting ones often, megabyte frames rarely so throughput stays high.
+// Binary frames, invalid UTF-8 and oversized frames end the connection
+// (1003, 1007, 1009), and every frame after them in the episode is lost:
+// they are rare so that episodes reach deep states.
 var mutations = []struct {
 	name   string
 	weight int
 }{
 	{MutValid, 30}, {MutBoundary, 10}, {MutType, 12}, {MutMissing, 10}, {MutExtra, 8},
-	{MutHuge, 3}, {MutDeep, 2}, {MutUTF8, 6}, {MutBinary, 2}, {MutBroken, 12}, {MutBytes, 8},
+	{MutHuge, 3}, {MutDeep, 2}, {MutUTF8, 2}, {MutBinary, 2}, {MutBroken, 12}, {MutBytes, 8},
 	{MutOversize, 1},
 }
 
@@ -71,6 +74,12 @@ func (g *gen) applyMutation(name string, f map[string]any) Step {
 		g.addKey(f)
 	case MutHuge:
 		n := 1 << (10 + g.r.IntN(8)) // 1 KiB … 128 KiB
+		if g.chance(0.3) {
+			// At the kit's limits and one over: escaped, U+2028 and < are six
+			// bytes each, what an echo that is not bounded grows by.
+			limits := []int{lmp.MaxIDLength, lmp.MaxIDLength + 1, lmp.MaxTextLength, lmp.MaxTextLength + 1}
+			n = limits[g.r.IntN(len(limits))]
+		}
 		g.replaceLeaf(f, func(any) any { return strings.Repeat(g.pick([]string{"A", "é", "\u2028", "0"}), n) })
 	case MutDeep:
 		depth := 50 + g.r.IntN(5000)

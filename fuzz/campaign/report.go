@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 )
@@ -65,17 +64,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteFile writes r to path.
-func (r *Report) WriteFile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := r.WriteJSON(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
+func (r *Report) WriteFile(path string) error { return writeFile(path, r.WriteJSON) }
 
 // Summary is a one-paragraph human summary.
 func (r *Report) Summary() string {

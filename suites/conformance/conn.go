@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -76,10 +77,13 @@ func Dial(ctx context.Context, name string, opts *client.Options) (*Conn, error)
 
 // Expect waits for the oldest frame m matches (leaving the others in the
 // inbox) and validates it. The error names what was awaited.
+// When no such frame comes, the error (a *WaitError) says what came
+// instead and whether the connection stayed open.
 func (c *Conn) Expect(ctx context.Context, m match.M) (client.Frame, error) {
+	start := time.Now()
 	f, err := c.Conn.Expect(ctx, m.Fn)
 	if err != nil {
-		return f, fmt.Errorf("%s: waiting for %s: %w", c.Name, m.Desc, err)
+		return f, c.waitError(m.Desc, start, err)
 	}
 	return f, c.validate(f)
 }
@@ -87,6 +91,7 @@ func (c *Conn) Expect(ctx context.Context, m match.M) (client.Frame, error) {
 // validate checks a frame taken from the inbox and records a violation
 // for the spec's report.
 func (c *Conn) validate(f client.Frame) error {
+	c.scanSecrets(f)
 	verr := ValidateFrame(f)
 	if verr == nil {
 		return nil
@@ -109,17 +114,25 @@ func (c *Conn) Hello(ctx context.Context, h lmp.Hello) (lmp.HelloOK, error) {
 	// The run-wide registry learns every secret for the log scan (S-1).
 	c.LearnSecret(SecretToken, h.Token)
 	c.LearnSecret(SecretCredential, h.Credential)
+	start := time.Now()
 	ok, f, err := c.Conn.HelloFrame(ctx, h)
 	if f.Raw != nil {
 		if verr := c.validate(f); verr != nil {
 			return lmp.HelloOK{}, verr
 		}
 	}
-	if err != nil {
+	var se *client.ServerError
+	switch {
+	case errors.As(err, &se):
+		return lmp.HelloOK{}, fmt.Errorf("%s: hello answered with %s: %w", c.Name, c.Describe(f), err)
+	case err != nil && f.Raw == nil:
+		return lmp.HelloOK{}, c.waitError("hello.ok or error", start, err)
+	case err != nil:
 		return lmp.HelloOK{}, fmt.Errorf("%s: hello: %w", c.Name, err)
 	}
 	if ok.Credential != nil {
 		c.LearnSecret(SecretCredential, *ok.Credential)
+		recordPaired(ok.DeviceID) // revoked when the run ends
 	}
 	c.HelloOK, c.HelloSeq = ok, f.Seq
 	return ok, nil
@@ -132,9 +145,21 @@ func (c *Conn) problems() []string {
 	out := append([]string(nil), c.invalid...)
 	c.mu.Unlock()
 	for _, f := range c.Pending() {
+		c.scanSecrets(f)
 		if err := ValidateFrame(f); err != nil {
 			out = append(out, err.Error())
 		}
 	}
 	return out
+}
+
+// WaitClosed waits until the server ends the connection and returns how.
+// When it does not, the error (a *WaitError) says what came meanwhile.
+func (c *Conn) WaitClosed(ctx context.Context) (*client.CloseError, error) {
+	start := time.Now()
+	ce, err := c.Conn.WaitClosed(ctx)
+	if err != nil {
+		return nil, c.waitError("the server to close the connection", start, err)
+	}
+	return ce, nil
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/loomi-lmp/lmpkit/client"
 )
 
@@ -23,6 +26,8 @@ type Probe struct {
 	mu    sync.Mutex
 	conns []*Conn
 	notes []string
+	// running is set once the probe has started.
+	running bool
 }
 
 var (
@@ -43,9 +48,13 @@ func NewProbe(name string, run func(ctx context.Context, p *Probe) error) *Probe
 	return p
 }
 
-// StartProbes starts every registered probe; the suites call it from
-// BeforeSuite.
+// StartProbes starts every registered probe, when the run's label filter
+// selects a timer spec (a probe not started here starts when its spec
+// awaits it); the suites call it from BeforeSuite.
 func StartProbes() {
+	if sc, _ := ginkgo.GinkgoConfiguration(); !selectsTimerSpec(sc.LabelFilter) {
+		return
+	}
 	probesMu.Lock()
 	if probesCtx == nil {
 		probesCtx, probesCancel = context.WithCancel(context.Background())
@@ -79,6 +88,9 @@ func StopProbes() {
 
 func (p *Probe) start() {
 	p.once.Do(func() {
+		p.mu.Lock()
+		p.running = true
+		p.mu.Unlock()
 		probesMu.Lock()
 		if probesCtx == nil {
 			probesCtx, probesCancel = context.WithCancel(context.Background())
@@ -166,4 +178,49 @@ func (p *Probe) Problems() []string {
 		out = append(out, c.problems()...)
 	}
 	return out
+}
+
+// AwaitProbes waits until every started probe has finished, or ctx ends:
+// a spec that restarts the server would otherwise cut the probes'
+// connections.
+func AwaitProbes(ctx context.Context) {
+	probesMu.Lock()
+	list := append([]*Probe(nil), probes...)
+	probesMu.Unlock()
+	for _, p := range list {
+		if !p.started() {
+			continue
+		}
+		select {
+		case <-p.done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// started reports whether the probe was started.
+func (p *Probe) started() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.running
+}
+
+// selectsTimerSpec reports whether a label filter selects at least one
+// timer spec. The text filters (--focus, --skip) are not looked at: with
+// them every probe starts.
+func selectsTimerSpec(filter string) bool {
+	if filter == "" {
+		return true
+	}
+	keep, err := types.ParseLabelFilter(filter)
+	if err != nil {
+		return true // Ginkgo reports it
+	}
+	for _, l := range timerSpecLabels {
+		if keep(l) {
+			return true
+		}
+	}
+	return false
 }

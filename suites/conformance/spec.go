@@ -34,6 +34,15 @@ const SkipNoDriver = "needs --driver-url (Hermes-side events)"
 // configured.
 var NeedsDriver = ginkgo.Label(LabelDriver)
 
+// LabelObservesNothing marks specs that report what the target declares
+// (its timing profile) rather than observe the server.
+const LabelObservesNothing = "observes-nothing"
+
+// ObservesNothing is a decorator for specs that report on their rules
+// without observing the server: coverage never counts them
+// (NotObserved), nor does the rule → needs table.
+var ObservesNothing = ginkgo.Label(LabelObservesNothing)
+
 // Timer is a decorator for specs that wait on a protocol timer.
 var Timer = ginkgo.Label(LabelTimer)
 
@@ -47,7 +56,9 @@ var ReadsServerLog = ginkgo.Label(LabelServerLog)
 func Section(title, label string, body func()) bool {
 	return ginkgo.Describe(title, ginkgo.Label("section:"+label), func() {
 		ginkgo.AfterEach(finishSpec)
+		sectionLabel = "section:" + label
 		body()
+		sectionLabel = ""
 	})
 }
 
@@ -65,13 +76,19 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	}
 	labels := append([]string{string(level)}, ruleIDs...)
 	args := []any{ginkgo.Label(labels...)}
-	needsDriver := false
+	needsDriver, needsEvents, timer, observesNothing, driverFirst := false, false, false, false, false
 	hasTimeout := false
+	all := append([]string{sectionLabel}, labels...)
 	for _, d := range decorators {
 		if l, ok := d.(ginkgo.Labels); ok {
 			for _, v := range l {
 				needsDriver = needsDriver || v == LabelDriver
+				needsEvents = needsEvents || v == LabelEvents
+				timer = timer || v == LabelTimer
+				observesNothing = observesNothing || v == LabelObservesNothing
+				driverFirst = driverFirst || v == LabelDriverFirst
 			}
+			all = append(all, l...)
 		}
 		if _, ok := d.(ginkgo.SpecTimeout); ok {
 			hasTimeout = true
@@ -81,15 +98,34 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	if !hasTimeout {
 		args = append(args, ginkgo.SpecTimeout(DefaultSpecTimeout()))
 	}
+	if timer {
+		timerSpecLabels = append(timerSpecLabels, all)
+	}
 	wrapped := func(ctx ginkgo.SpecContext) {
-		if needsDriver && !Current().HasDriver() {
+		switch {
+		case needsDriver && !Current().HasDriver():
 			ginkgo.Skip(SkipNoDriver)
+		case needsDriver, driverFirst && Current().HasDriver():
+			recordSource(SourceDriver)
+		case needsEvents && Current().EventSource() == SourceNone:
+			ginkgo.Skip(SkipNoEvents)
+		}
+		if observesNothing {
+			NotObserved(ids, "the spec reports what the target declares; other specs observe the rule")
 		}
 		body(ctx)
 	}
 	args = append(args, wrapped)
 	return ginkgo.It("["+strings.Join(ruleIDs, ",")+"] "+text, args...)
 }
+
+// The tree is built in one goroutine before the suite runs: the section
+// being declared, and the labels of every timer spec (StartProbes reads
+// them to learn whether the selection holds one).
+var (
+	sectionLabel    string
+	timerSpecLabels [][]string
+)
 
 func splitIDs(ids string) []string {
 	return strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' })
@@ -107,8 +143,9 @@ func Wait() time.Duration { return 10 * time.Second }
 // spec state: the connections the running spec opened. Specs run one at a
 // time in a process; probes register their connections separately.
 var (
-	specMu    sync.Mutex
-	specConns []*Conn
+	specMu     sync.Mutex
+	specConns  []*Conn
+	specSource Source // the event source the running spec recorded
 )
 
 func track(c *Conn) {
@@ -132,7 +169,7 @@ var attached []*Conn
 func finishSpec() {
 	specMu.Lock()
 	conns, extra := specConns, attached
-	specConns, attached = nil, nil
+	specConns, attached, specSource = nil, nil, ""
 	specMu.Unlock()
 	defer func() {
 		for _, c := range conns {
@@ -155,4 +192,17 @@ func finishSpec() {
 	if len(problems) > 0 {
 		ginkgo.Fail("frames received that break the schema (E-1, F-1):\n" + strings.Join(problems, "\n"))
 	}
+}
+
+// EntryNotObserved names the report entry of NotObserved.
+const EntryNotObserved = "not observed"
+
+// NotObserved records that the running spec, although labelled with these
+// rule IDs, did not observe them this time (why says so): lmp-check's
+// coverage does not count them for it. ids are separated by commas.
+func NotObserved(ids, why string) {
+	if err := rules.Validate(splitIDs(ids)...); err != nil {
+		panic(fmt.Sprintf("conformance.NotObserved(%q): %v", ids, err))
+	}
+	ginkgo.AddReportEntry(EntryNotObserved, strings.Join(splitIDs(ids), ",")+": "+why)
 }

@@ -4,8 +4,15 @@
 // schema-validated, their transcripts attached on failure) and the
 // background probes that let timer-bound specs overlap in time.
 //
+// Hermes-side events come from an event source (Events): the mock Hermes
+// driver API when there is one, else session.send triggers (Triggers), so
+// that every spec visible on the wire runs against any server. Target
+// commands (Revoke, Restart) act on a server whose admin interface is not
+// ours.
+//
 // It is black-box: it speaks to the server only through the wire protocol,
-// the pairing endpoint and, when configured, the mock Hermes driver API.
+// the pairing endpoint, the target commands and, when configured, the mock
+// Hermes driver API.
 package conformance
 
 import (
@@ -38,6 +45,24 @@ type Target struct {
 	// without driver.Prefix). Empty skips the specs that need Hermes-side
 	// events.
 	DriverURL string
+	// Triggers are the session.send texts that produce Hermes-side events
+	// on a server without a driver (--triggers). Nil without them.
+	Triggers *Triggers
+	// PreferTriggers makes the event specs use Triggers even when there is
+	// a driver (the in-process run: the driver serves the specs that
+	// observe the Hermes side, triggers the others, so one run exercises
+	// both).
+	PreferTriggers bool
+	// RevokeCmd is a shell command that revokes the device named by its
+	// {device_id} placeholder; exit status 0 means revoked (--revoke-cmd).
+	// Empty: devices are revoked through the loopback admin endpoint
+	// beside PairURL, if the server has one.
+	RevokeCmd string
+	// RestartCmd stops the server gracefully and starts it again
+	// (--restart-cmd); CrashCmd kills it with SIGKILL and starts it again
+	// (--crash-cmd). Each may return before the server answers: the
+	// caller waits for /health. Empty skips the specs that need them.
+	RestartCmd, CrashCmd string
 	// HTTPClient carries TLS settings for https/wss; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client

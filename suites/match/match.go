@@ -106,8 +106,9 @@ func Field(name, value string) M {
 	}}
 }
 
-// Request matches frames answering request_id id (ack, error,
-// task.list.result).
+// Request matches the frames answering request_id id, whatever their
+// type: the spec defines no acknowledgement frame (note 5), so a reply is
+// any server frame whose payload carries the request_id (note 21).
 func Request(id string) M {
 	m := Field("request_id", id)
 	m.Desc = "request_id " + id
@@ -123,7 +124,9 @@ func Approval(id string) M {
 
 // ErrorCode matches error frames with the given code.
 func ErrorCode(code string) M {
-	return Type(lmp.TypeError).And(Field("code", code))
+	m := Type(lmp.TypeError).And(Field("code", code))
+	m.Desc = "error " + code
+	return m
 }
 
 // SeqAbove matches durable frames with seq greater than n.

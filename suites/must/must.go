@@ -1,12 +1,15 @@
 // Package must holds the conformance helpers that fail the spec on any
-// error, naming what failed. They wrap package should.
+// error, naming what failed in one line (what was expected, what came
+// instead); the transcripts follow in the report. They wrap package
+// should. Soft collects the expectations that do not stop a spec.
 package must
 
 import (
 	"context"
+	"fmt"
 	"time"
 
-	"github.com/onsi/gomega"
+	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -15,8 +18,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
+// ok fails the calling spec with err's message, never a dump of the error
+// value.
 func ok(err error) {
-	gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred())
+	if err != nil {
+		ginkgo.Fail(err.Error(), 2)
+	}
 }
 
 // Token mints a pairing token.
@@ -88,11 +95,36 @@ func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) *client.C
 // Decode decodes f's payload as T; f must be of T's type.
 func Decode[T lmp.Payload](f client.Frame) T {
 	p, err := lmp.DecodePayload[T](f.Type, f.Payload)
-	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "frame %s seq %d", f.Type, f.Seq)
+	if err != nil {
+		ginkgo.Fail(fmt.Sprintf("%s frame seq %d: %v", f.Type, f.Seq, err), 1)
+	}
 	return p
 }
 
-// Succeed fails the spec when err is not nil.
+// Succeed fails the spec when err is not nil; what (a format and its
+// arguments) says what was being done.
 func Succeed(err error, what ...any) {
-	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), what...)
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if len(what) > 0 {
+		if format, isString := what[0].(string); isString {
+			msg = fmt.Sprintf(format, what[1:]...) + ": " + msg
+		}
+	}
+	ginkgo.Fail(msg, 1)
+}
+
+// Refused checks that the server refused what c just sent the way the
+// spec's text allows any server to: a fatal error, then a close, with any
+// code (note 21). prior is the error of the call that sent it (a refused
+// hello returns the error frame). It returns what the server did, for
+// the observations of SHOULD and INFO specs.
+func Refused(ctx context.Context, c *conformance.Conn, prior error, what string) should.Refusal {
+	r := should.AwaitRefusal(ctx, c, prior)
+	if !r.Fatal() {
+		ginkgo.Fail(fmt.Sprintf("%s: %s: want a fatal error followed by a close, got %s", c.Name, what, r), 1)
+	}
+	return r
 }

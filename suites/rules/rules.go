@@ -12,10 +12,12 @@ import (
 // Level is how strongly a spec's requirement binds.
 type Level string
 
-// Levels. MUST comes from the spec's text; SHOULD checks a decision on a
-// point the spec leaves open (docs/protocol.md), which another
-// implementation may make differently; INFO reports a fact, such as a
-// timing that deviates from the spec's defaults.
+// Levels. MUST comes from the spec's text; SHOULD checks a preferred answer
+// of notes.md on a point the spec leaves open, which another
+// implementation may answer differently; INFO observes one of the
+// reference server's own choices the spec does not name (an error code, a
+// close code, a frame name, docs/protocol.md), and fails no run, not even
+// under --strict (note 21).
 const (
 	MUST   Level = "MUST"
 	SHOULD Level = "SHOULD"

@@ -120,11 +120,7 @@ func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload, requestID 
 func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) (*client.CloseError, error) {
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	ce, err := c.WaitClosed(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.Name, err)
-	}
-	return ce, nil
+	return c.WaitClosed(ctx)
 }
 
 // ErrorPayload decodes an error frame.
@@ -140,4 +136,83 @@ func ServerError(err error) (lmp.Error, bool) {
 		return se.Payload, true
 	}
 	return lmp.Error{}, false
+}
+
+// Refusal is what a server did with a frame it refused: the error frame
+// it sent, if any, and how the connection ended, if it did.
+type Refusal struct {
+	Error *lmp.Error         // nil: no error frame came
+	Close *client.CloseError // nil: the connection stayed open
+}
+
+// Fatal reports whether r has the shape of a refusal that the spec's text
+// allows any server: a fatal error, then a close, with any code and close
+// code (note 21).
+func (r Refusal) Fatal() bool { return r.Error != nil && r.Error.Fatal && r.Close != nil }
+
+// Code is the error code, or "" without an error frame.
+func (r Refusal) Code() string {
+	if r.Error == nil {
+		return ""
+	}
+	return r.Error.Code
+}
+
+// CloseCode is the WebSocket close code, -1 without a close frame, 0 while
+// the connection stayed open.
+func (r Refusal) CloseCode() int {
+	if r.Close == nil {
+		return 0
+	}
+	return r.Close.Code
+}
+
+// String renders r in one line: `error{code:"invalid_token", fatal:true},
+// then close 1008`.
+func (r Refusal) String() string {
+	what := "no error frame"
+	if r.Error != nil {
+		what = fmt.Sprintf("error{code:%q, fatal:%t}", r.Error.Code, r.Error.Fatal)
+	}
+	switch {
+	case r.Close == nil:
+		return what + "; the connection stayed open"
+	case r.Close.Code < 0:
+		return what + ", then the connection ended without a close frame"
+	}
+	return fmt.Sprintf("%s, then close %d", what, r.Close.Code)
+}
+
+// AwaitRefusal collects what the server does after c sent a frame it
+// should refuse. prior is the error of the call that sent it: a refused
+// hello returns the error frame as *client.ServerError. Otherwise the
+// error frame is awaited on c. After a fatal error, or none, the close is
+// awaited; each wait has the usual bound.
+func AwaitRefusal(ctx context.Context, c *conformance.Conn, prior error) Refusal {
+	var r Refusal
+	if e, ok := ServerError(prior); ok {
+		r.Error = &e
+	} else {
+		f, err := Expect(ctx, c, match.Type(lmp.TypeError))
+		var ce *client.CloseError
+		switch {
+		case err == nil:
+			if e, err := ErrorPayload(f); err == nil {
+				r.Error = &e
+			}
+		case errors.As(err, &ce):
+			r.Close = ce
+			return r
+		default:
+			// Neither an error frame nor a close within the bound: the
+			// server let the frame pass.
+			return r
+		}
+	}
+	if r.Error != nil && !r.Error.Fatal {
+		r.Close = c.Closed()
+		return r
+	}
+	r.Close, _ = Closed(ctx, conformance.Wait(), c)
+	return r
 }

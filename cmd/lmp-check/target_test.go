@@ -1,0 +1,237 @@
+package main
+
+import (
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// serverCtl is a real lmp-server process driven by testdata/serverctl.sh,
+// the worked example of CI.md: lmp-check meets it as it would meet a server
+// that is not ours, through target commands only.
+type serverCtl struct {
+	script, addr, dir string
+	env               []string
+}
+
+// startServerProcess builds lmp-server and starts it through the script
+// with a store in a temporary directory.
+func startServerProcess(t *testing.T) *serverCtl {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "lmp-server")
+	if out, err := exec.Command("go", "build", "-o", bin, "../lmp-server").CombinedOutput(); err != nil {
+		t.Fatalf("build lmp-server: %v\n%s", err, out)
+	}
+	script, err := filepath.Abs("testdata/serverctl.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &serverCtl{script: script, addr: freeAddr(t), dir: dir}
+	s.env = append(os.Environ(), "LMP_SERVER="+bin, "LMP_ADDR="+s.addr, "LMP_DIR="+dir,
+		"LMP_FLAGS=--ping-interval 3s --pong-timeout 1s --auth-timeout 1500ms")
+	s.run(t, "start")
+	t.Cleanup(func() { s.run(t, "stop") })
+	// The script starts the server in the background, as a CI job would;
+	// like the job, wait until it answers.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + s.addr + "/health")
+		if err == nil {
+			resp.Body.Close()
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("lmp-server did not answer /health within 30 s: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// freeAddr is a loopback address with a port nothing listens on: the
+// server keeps it across restarts.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return "127.0.0.1:" + strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+func (s *serverCtl) run(t *testing.T, args ...string) {
+	t.Helper()
+	cmd := exec.Command(s.script, args...)
+	cmd.Env = s.env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("serverctl.sh %v: %v\n%s", args, err, out)
+	}
+}
+
+// cmd is a target command line running the script with the process's
+// settings.
+func (s *serverCtl) cmd(args string) string {
+	return "LMP_SERVER=" + shellWord(s.env, "LMP_SERVER") + " LMP_ADDR=" + s.addr + " LMP_DIR=" + s.dir +
+		" LMP_FLAGS='" + shellWord(s.env, "LMP_FLAGS") + "' " + s.script + " " + args
+}
+
+func shellWord(env []string, key string) string {
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestTargetCommands runs the restart, crash and revoke specs against a
+// real lmp-server process with triggers only (no driver): the restarts
+// and kill -9 happen for real, and every device the run paired is revoked
+// through --revoke-cmd at the end.
+func TestTargetCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and restarts a real lmp-server")
+	}
+	bin := buildBinary(t)
+	s := startServerProcess(t)
+	report := filepath.Join(t.TempDir(), "report.json")
+	start := time.Now()
+	code, stdout, stderr := runBinary(t, bin, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
+		"--restart-cmd", s.cmd("restart"), "--crash-cmd", s.cmd("crash"), "--revoke-cmd", s.cmd("revoke {device_id}"),
+		"--label-filter", "section:restart || S-5", "--json-report", report)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	t.Logf("restart, crash and revoke specs in %v", time.Since(start).Round(time.Millisecond))
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Specs []struct {
+			Section, Text, Level, Verdict, Reason string
+			Rules                                 []string
+			Notes                                 []struct{ Name, Text string }
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	restarts, revoke := 0, 0
+	for _, sp := range rep.Specs {
+		for _, n := range sp.Notes {
+			if n.Name == "gap" || n.Name == "restart" || n.Name == "crash" {
+				t.Logf("%s: %s", sp.Text, n.Text)
+			}
+		}
+		switch {
+		case sp.Reason == "not selected":
+			continue
+		case sp.Verdict != "pass":
+			t.Errorf("%s: %s %s", sp.Text, sp.Verdict, sp.Reason)
+		case strings.HasPrefix(sp.Section, "§2 Restarts"):
+			restarts++
+		case sp.Level == "MUST" && slices.Contains(sp.Rules, "S-5"):
+			revoke++
+		}
+	}
+	// Seq, authentication and the gap, each across a restart and a crash;
+	// and S-5 through --revoke-cmd.
+	if restarts != 6 || revoke == 0 {
+		t.Errorf("%d restart specs and %d S-5 MUST specs passed, want 6 and at least 1", restarts, revoke)
+	}
+	if !strings.Contains(stdout, "revoked them all") {
+		t.Errorf("the summary does not say the run's devices were revoked:\n%s", stdout)
+	}
+	// The server really restarted and crashed: its log shows one start
+	// per restart and per crash, plus the first.
+	log, _ := os.ReadFile(filepath.Join(s.dir, "server.log"))
+	if n := strings.Count(string(log), `msg="lmp-server listening"`); n != 1+3+3 {
+		t.Errorf("the server started %d times, want 7 (1 + 3 restarts + 3 crashes)\n%s", n, log)
+	}
+}
+
+// TestRestartSpecsFailAForgetfulServer: a server that loses its store
+// when it stops starts seq again and forgets its devices; the restart
+// specs fail it.
+func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and restarts a real lmp-server")
+	}
+	bin := buildBinary(t)
+	s := startServerProcess(t)
+	forgetful, err := filepath.Abs("testdata/forgetful.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	restart := strings.Replace(s.cmd("restart"), s.script, forgetful, 1)
+	code, stdout, stderr := runBinary(t, bin, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
+		"--restart-cmd", restart, "--label-filter", "section:restart")
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"FAIL             [E-2]          MUST   seq never goes back or repeats for a device across a clean restart",
+		"FAIL             [P-8]          MUST   paired devices still authenticate after a clean restart",
+		"SKIPPED          [P-8]          MUST   paired devices still authenticate after a kill -9  (needs --crash-cmd)",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("summary lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestInProcessRunUsesBothSources: without --url the event specs run
+// through the built-in triggers, and the driver-first and driver specs
+// through the in-process server's driver.
+func TestInProcessRunUsesBothSources(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the event specs against an in-process server")
+	}
+	bin := buildBinary(t)
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, stdout, stderr := runBinary(t, bin, "--label-filter", "events || driver", "--json-report", report)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Specs []struct {
+			Text, Verdict, Source string
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// The JSON report has no labels: tell the kinds apart through lmp-check list.
+	_, list, _ := runBinary(t, bin, "list", "--label-filter", "driver || driver-first")
+	bySource := map[string]int{}
+	for _, sp := range rep.Specs {
+		if sp.Verdict != "pass" {
+			continue
+		}
+		bySource[sp.Source]++
+		want := "triggers"
+		if strings.Contains(list, sp.Text) {
+			want = "driver"
+		}
+		if sp.Source != want {
+			t.Errorf("%s ran through %q, want %q", sp.Text, sp.Source, want)
+		}
+	}
+	if bySource["triggers"] < 10 || bySource["driver"] < 10 {
+		t.Errorf("specs by source: %v", bySource)
+	}
+}

@@ -1,0 +1,25 @@
+// Package tty tells the commands whether they write to a terminal, and
+// whether they may colour what they write there.
+package tty
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// Is reports whether w is a terminal.
+func Is(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Color reports whether w is a terminal that may be coloured: not when
+// NO_COLOR is set to anything (no-color.org) or TERM is dumb.
+func Color(w io.Writer) bool {
+	if _, set := os.LookupEnv("NO_COLOR"); set || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return Is(w)
+}

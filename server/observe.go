@@ -1,0 +1,27 @@
+package server
+
+// FrameObserver is told of every WebSocket frame a connection reads or
+// writes, for tools that show the traffic (the lmp-server dashboard). It is
+// called on the connection's reader or writer goroutine, so it must return
+// quickly and must not call back into the Server. Config.Observer nil
+// costs one nil check per frame.
+type FrameObserver func(ObservedFrame)
+
+// ObservedFrame is one frame as it crossed the wire.
+type ObservedFrame struct {
+	// Conn identifies the connection within this process.
+	Conn uint64
+	// Sent is true for a frame the server wrote, false for one it read.
+	Sent bool
+	// Data is the frame as on the wire. It holds secrets (a hello's token
+	// or credential, hello.ok's credential): redact before showing it
+	// (S-1). It is only valid during the call.
+	Data []byte
+}
+
+// observe hands a frame to Config.Observer, if any.
+func (c *conn) observe(sent bool, data []byte) {
+	if o := c.s.cfg.Observer; o != nil {
+		o(ObservedFrame{Conn: c.id, Sent: sent, Data: data})
+	}
+}

@@ -1,0 +1,66 @@
+package conformance
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestMockTriggersAreTheSchemaExample(t *testing.T) {
+	raw, err := os.ReadFile("../../schema/examples/valid/triggers/mock.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want Triggers
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	got := *MockTriggers()
+	got.Name = ""
+	if got != want {
+		t.Errorf("built-in triggers %+v, schema example %+v", got, want)
+	}
+	if n := MockTriggers().NotificationsText(552); n != "/mock burst 552" {
+		t.Errorf("notifications for 552: %q", n)
+	}
+}
+
+func TestParseTriggersNamesTheProblem(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"no-n.yaml", "notifications: /mock burst 10\n", "/notifications"},
+		{"type.yaml", "approval: [1]\n", "/approval"},
+		{"empty.yaml", "reply: ''\n", "/reply"},
+		{"list.yaml", "- reply\n", "triggers.schema.json"},
+		{"syntax.yaml", "reply: [\n", "syntax.yaml"},
+		{"other.yaml", "expectations: []\n", "names no event"},
+		{"empty.yaml", "", "names no event"},
+	} {
+		_, err := ParseTriggers(tc.name, []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("%s: %v, want an error naming %s and %q", tc.name, err, tc.name, tc.want)
+		}
+	}
+	tr, err := ParseTriggers("partial.yaml", []byte("notifications: '!notify {n}'\nx-note: unknown keys are ignored\n"))
+	if err != nil || tr.NotificationsText(3) != "!notify 3" || tr.Approval != "" {
+		t.Errorf("partial: %+v, %v", tr, err)
+	}
+}
+
+func TestEventSourcePrefersTheDriver(t *testing.T) {
+	tr := MockTriggers()
+	for _, tc := range []struct {
+		t    Target
+		want Source
+	}{
+		{Target{}, SourceNone},
+		{Target{DriverURL: "http://x"}, SourceDriver},
+		{Target{Triggers: tr}, SourceTriggers},
+		{Target{DriverURL: "http://x", Triggers: tr}, SourceDriver},
+		{Target{DriverURL: "http://x", Triggers: tr, PreferTriggers: true}, SourceTriggers},
+	} {
+		if got := tc.t.EventSource(); got != tc.want {
+			t.Errorf("%+v: %s, want %s", tc.t, got, tc.want)
+		}
+	}
+}

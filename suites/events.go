@@ -1,0 +1,89 @@
+package suites
+
+import (
+	"context"
+
+	"github.com/onsi/ginkgo/v2"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+)
+
+// Helpers that produce Hermes-side events through the spec's event source
+// (the driver or the triggers, conformance.Events) and take them from a
+// connection.
+
+// notifications has the event source produce n notifications in a new
+// task, through via when it sends triggers.
+func notifications(ctx context.Context, via *conformance.Conn, n int) conformance.Batch {
+	b, err := conformance.Events().Notifications(ctx, via, n)
+	must.Succeed(err, "produce %d notifications", n)
+	return b
+}
+
+// takeN takes the first n frames m matches from c, in the order they
+// arrived.
+func takeN(ctx context.Context, c *conformance.Conn, m match.M, n int) []client.Frame {
+	out := make([]client.Frame, 0, n)
+	for range n {
+		out = append(out, must.Expect(ctx, c, m))
+	}
+	return out
+}
+
+// takeBatch takes b's notifications from c, in the order they arrived.
+func takeBatch(ctx context.Context, c *conformance.Conn, b conformance.Batch) []client.Frame {
+	return takeN(ctx, c, b.Match(), b.N)
+}
+
+// newApproval has the event source start a run that waits for an exec
+// approval, and waits until c sees its approval.required. A timeout other
+// than zero needs the driver.
+func newApproval(ctx context.Context, c *conformance.Conn, timeout time.Duration) conformance.Approval {
+	a, err := conformance.Events().Approval(ctx, c, timeout)
+	must.Succeed(err, "start a run that waits for an approval")
+	return a
+}
+
+// startLongRun has the event source start a run that streams until it is
+// interrupted, in a new task, and waits until c sees its run.started.
+func startLongRun(ctx context.Context, c *conformance.Conn) conformance.Run {
+	r, err := conformance.Events().LongRun(ctx, c)
+	must.Succeed(err, "start a long run")
+	return r
+}
+
+// sendTrigger sends p through the event source's session.send (with the
+// event source's text for kind when p has no text) and returns the answer
+// and the task it names.
+func sendTrigger(ctx context.Context, c *conformance.Conn, p lmp.SessionSend) (client.Frame, string) {
+	f, task, err := conformance.Events().Send(ctx, c, p)
+	must.Succeed(err)
+	return f, task
+}
+
+// pendingIn returns the frames of c's inbox in task that m matches.
+func pendingIn(c *conformance.Conn, task string, m match.M) []client.Frame {
+	var out []client.Frame
+	for _, f := range c.Pending() {
+		if match.Task(task).And(m).Match(f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// hermesHalf runs the part of a spec that observes the Hermes side
+// through the driver's recorded calls; with triggers it is left out, and
+// the spec says so in its report.
+func hermesHalf(check func()) {
+	if conformance.Events().Source() == conformance.SourceDriver {
+		check()
+		return
+	}
+	ginkgo.AddReportEntry("Hermes side", "not observed: without --driver-url only the LMP half of this spec runs")
+}

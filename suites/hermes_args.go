@@ -1,0 +1,172 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
+)
+
+// The Hermes side field by field: what each hook's kwargs become on the
+// wire, and what each client command becomes in Hermes' recorded calls.
+
+// runFrame waits for the turn's next frame of type typ.
+func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) client.Frame {
+	return must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ)))
+}
+
+var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
+	conformance.It("H-1", rules.MUST, "run.started, once per turn, carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		t := newTurn(ctx, c)
+		t.begin(ctx)
+		t.hook(ctx, "on_stream_start", map[string]any{"model": "model-" + t.id, "provider": "provider-" + t.id})
+		s := must.Decode[lmp.RunStarted](runFrame(ctx, c, t, lmp.TypeRunStarted))
+		Expect(s.Model).To(Equal("model-"+t.id), "run.started model")
+		Expect(s.Provider).To(Equal("provider-"+t.id), "run.started provider")
+		Expect(s.Surface).To(Equal(platform), "run.started surface")
+		Expect(s.SessionID).To(Equal(t.session), "run.started session_id")
+		// A second model call of the turn is the same run: no second run.started.
+		t.end(ctx, "", nil)
+		t.hookIn(ctx, 2, "on_stream_start", nil)
+		t.endCall(ctx, 2, "done", nil)
+		t.complete(ctx, "done")
+		must.Expect(ctx, c, match.Run(s.RunID).And(match.Terminal()))
+		for _, f := range c.Pending() {
+			Expect(match.Run(s.RunID).And(match.Type(lmp.TypeRunStarted)).Match(f)).To(BeFalse(), "run %s started twice", s.RunID)
+		}
+	}, conformance.NeedsDriver)
+
+	conformance.It("H-1,F-1", rules.MUST, "run.delta carries the hook's text, kind (text and reasoning) and iteration", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		t := newTurn(ctx, c)
+		t.start(ctx)
+		for i, d := range []struct {
+			kind string
+			it   int
+		}{{lmp.DeltaKindReasoning, 1}, {lmp.DeltaKindText, 2}, {lmp.DeltaKindReasoning, 3}} {
+			text := fmt.Sprintf("delta %d of %s", i, t.id)
+			t.hook(ctx, "on_stream_delta", map[string]any{"delta": text, "kind": d.kind, "iteration": d.it})
+			got := must.Decode[lmp.RunDelta](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunDelta), match.Field("text", text))))
+			Expect(got.Kind).To(Equal(d.kind), "run.delta kind of %q", text)
+			Expect(got.Iteration).To(Equal(d.it), "run.delta iteration of %q", text)
+		}
+		t.end(ctx, "done", nil)
+		t.complete(ctx, "done")
+	}, conformance.NeedsDriver)
+
+	conformance.It("H-1", rules.MUST, "run.interim carries the hook's text and already_streamed, true and false", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		t := newTurn(ctx, c)
+		t.start(ctx)
+		for _, already := range []bool{true, false, true} {
+			text := fmt.Sprintf("interim %v %s", already, should.NewID(""))
+			t.hook(ctx, "on_interim_message", map[string]any{"text": text, "already_streamed": already})
+			got := must.Decode[lmp.RunInterim](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunInterim), match.Field("text", text))))
+			Expect(got.AlreadyStreamed).To(Equal(already), "run.interim already_streamed of %q", text)
+		}
+		t.end(ctx, "done", nil)
+		t.complete(ctx, "done")
+	}, conformance.NeedsDriver)
+
+	conformance.It("H-2,F-3", rules.MUST, "run.tool_finished.ok is true for status ok only (error and blocked are not ok), in the hook's iteration", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		t := newTurn(ctx, c)
+		t.begin(ctx)
+		t.hook(ctx, "on_stream_start", map[string]any{"iteration": 2})
+		for _, status := range []string{"ok", "error", "blocked"} {
+			id := should.NewID("call_")
+			fire(ctx, "pre_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
+				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{}}, nil)
+			started := must.Decode[lmp.RunToolStarted](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolStarted), match.Field("call_id", id))))
+			Expect(started.Iteration).To(Equal(2), "run.tool_started iteration")
+			fire(ctx, "post_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
+				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{},
+				"result": "r", "duration_ms": 20, "status": status, "error_type": nil, "error_message": nil}, nil)
+			fin := must.Decode[lmp.RunToolFinished](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolFinished), match.Field("call_id", id))))
+			Expect(fin.OK).To(Equal(status == "ok"), "run.tool_finished ok for status %q", status)
+			Expect(fin.Iteration).To(Equal(2), "run.tool_finished iteration")
+			Expect(fin.Index).To(Equal(started.Index), "run.tool_finished index pairs with its start")
+		}
+		t.end(ctx, "done", nil)
+		t.complete(ctx, "done")
+	}, conformance.NeedsDriver)
+
+	conformance.It("H-5,F-8", rules.MUST, "resolve_gateway_approval gets the approval's session key, the choice unchanged, resolve_all false, the reason and Hermes' request id", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		for _, choice := range lmp.Choices {
+			res := newApproval(ctx, c, 0)
+			rid, reason := should.NewID("ra-"), "because "+should.NewID("")
+			must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: choice, Reason: reason, RequestID: rid}, rid)
+			got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ID))
+			Expect(got).To(gomegaHaveLen(1), "resolve_gateway_approval calls for %s", res.ID)
+			a := got[0].Args
+			Expect(a["session_key"]).To(Equal(res.SessionKey), "session_key")
+			Expect(a["choice"]).To(Equal(choice), "choice")
+			Expect(a["resolve_all"]).To(Equal(false), "resolve_all: the client resolved one approval")
+			Expect(a["reason"]).To(Equal(reason), "reason")
+		}
+	}, conformance.NeedsDriver)
+
+	conformance.It("H-3", rules.MUST, "approval.required offers the choices the approval prompt narrowed to", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		no := false
+		res, err := drv().Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/" + should.NewID("x"), AllowPermanent: &no, AllowSession: &no})
+		must.Succeed(err)
+		req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
+		var offered []string
+		for _, ch := range req.Choices {
+			offered = append(offered, ch.Choice)
+		}
+		Expect(offered).To(gomegaContainElement(lmp.ChoiceOnce))
+		Expect(offered).To(gomegaContainElement(lmp.ChoiceDeny))
+		for _, ch := range []string{lmp.ChoiceSession, lmp.ChoiceAlways} {
+			Expect(offered).NotTo(gomegaContainElement(ch), "the prompt allowed neither session nor permanent approval, yet %s is offered", ch)
+		}
+	}, conformance.NeedsDriver)
+
+	conformance.It("F-5", rules.MUST, "session.send with a task_id injects the message into that task's chat", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		s, err := drv().Session(ctx, driver.SessionRequest{Title: "existing " + should.NewID("")})
+		must.Succeed(err)
+		text := "/mock help " + should.NewID("")
+		rid := should.NewID("ss-")
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &s.TaskID, Text: text, RequestID: rid}, rid)
+		got := eventuallyCalls(ctx, 1, "handle_message", withText(text))
+		ev, _ := got[0].Args["event"].(map[string]any)
+		src, _ := ev["source"].(map[string]any)
+		Expect(src["chat_id"]).To(Equal(s.TaskID), "handle_message chat of a session.send with task_id %s", s.TaskID)
+	}, conformance.NeedsDriver)
+
+	conformance.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		long := startLongRun(ctx, c)
+		task, run1 := long.Task, long.Started
+		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
+		must.Expect(ctx, c, match.Run(run1.RunID).And(match.Terminal()))
+		rid := should.NewID("rq-")
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: "/mock long", RequestID: rid}, rid)
+		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted), match.M{Desc: "another run", Fn: func(f client.Frame) bool { return f.RunID != nil && *f.RunID != run1.RunID }})))
+		stops := func() int { return len(calls(ctx, "handle_message", withText("/stop"))) }
+		before := stops()
+		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
+		must.Send(ctx, c, lmp.Ping{})
+		must.Expect(ctx, c, match.Type(lmp.TypePong))
+		// The pong follows the cancel: the server has handled it.
+		Expect(stops()).To(Equal(before), "cancelling ended run %s sent Hermes /stop (run %s is the task's current one)", run1.RunID, run2.RunID)
+		for _, f := range c.Pending() {
+			Expect(match.Run(run2.RunID).And(match.Terminal()).Match(f)).To(BeFalse(), "cancelling ended run %s ended run %s", run1.RunID, run2.RunID)
+		}
+		must.Send(ctx, c, lmp.RunCancel{RunID: run2.RunID})
+		must.Expect(ctx, c, match.Run(run2.RunID).And(match.Terminal()))
+	}, conformance.NeedsDriver)
+})

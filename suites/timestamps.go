@@ -1,0 +1,130 @@
+package suites
+
+import (
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
+)
+
+// Epoch seconds of any date this kit will meet: above 2001, below 5138.
+// Milliseconds (1.7e12) and microseconds fall far outside.
+const minEpochSeconds, maxEpochSeconds = 1e9, 1e11
+
+// clockSkew is how far two readings of the server's own clock, taken for
+// frames sent within a few seconds of each other, may lie apart.
+const clockSkew = 5 * time.Second
+
+// timestampFields are the payload fields of §4 that hold a timestamp, by
+// frame type (T-7); task.list rows are read separately.
+var timestampFields = map[string][]string{
+	lmp.TypeHelloOK:          {"server_time"},
+	lmp.TypeRunStarted:       {"started_at"},
+	lmp.TypeApprovalRequired: {"deadline_ts"},
+}
+
+func expectEpochSeconds(v any, where string) float64 {
+	ts, ok := v.(float64)
+	must.That(ok, "%s is %v (%T), not a number of epoch seconds", where, v, v)
+	must.That(ts >= minEpochSeconds, "%s = %v is not epoch seconds", where, ts)
+	must.That(ts < maxEpochSeconds, "%s = %v is not epoch seconds (milliseconds?)", where, ts)
+	return ts
+}
+
+// checkTimestamps checks every timestamp of the frames: the envelope ts,
+// the payload fields above and the task rows' times are epoch seconds, and
+// the envelope ts of neither the durable events nor the connection frames
+// are all whole seconds (a float clock reading almost never is).
+func checkTimestamps(frames []client.Frame) {
+	whole := map[bool]int{} // by durable: frames whose ts is a whole second
+	count := map[bool]int{}
+	for _, f := range frames {
+		ts := expectEpochSeconds(rawEnvelope(f)["ts"], f.Type+" ts")
+		d := lmp.IsDurable(f.Type)
+		count[d]++
+		if ts == math.Trunc(ts) {
+			whole[d]++
+		}
+		p := rawPayload(f)
+		for _, name := range timestampFields[f.Type] {
+			expectEpochSeconds(p[name], f.Type+" "+name)
+		}
+		if f.Type == lmp.TypeTaskListResult {
+			for _, t := range must.Decode[lmp.TaskListResult](f).Tasks {
+				expectEpochSeconds(t.StartedAt, "task "+t.TaskID+" started_at")
+				expectEpochSeconds(t.LastActive, "task "+t.TaskID+" last_active")
+				if t.EndedAt != nil {
+					expectEpochSeconds(*t.EndedAt, "task "+t.TaskID+" ended_at")
+				}
+			}
+		}
+	}
+	for _, d := range []bool{true, false} {
+		if count[d] >= 3 {
+			must.That(whole[d] < count[d], "the ts of all %d frames (durable %v) is a whole second: not float seconds", count[d], d)
+		}
+	}
+}
+
+var _ = conformance.Section("§1 Transport", "transport", func() {
+	conformance.It("T-2", rules.MUST, "GET /health answers 200 itself, not through a redirect", func(ctx ginkgo.SpecContext) {
+		u, err := target().HealthURL()
+		must.Succeed(err)
+		hc := *target().HTTPClient
+		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		must.Succeed(err)
+		resp, err := hc.Do(req)
+		must.Succeed(err, "GET %s", u)
+		defer resp.Body.Close()
+		must.That(resp.StatusCode == http.StatusOK, "GET %s answered %s (Location %q): probes and proxies do not follow it", u, resp.Status, resp.Header.Get("Location"))
+	})
+
+	conformance.It("T-7,T-8", rules.MUST, "hello.ok's server_time reads the server's clock at hello: it agrees with the ts of the frames that follow", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		st := expectEpochSeconds(c.HelloOK.ServerTime, "server_time")
+		var frames []client.Frame
+		for range 3 {
+			must.Send(ctx, c, lmp.Ping{})
+			frames = append(frames, must.Expect(ctx, c, match.Type(lmp.TypePong)))
+		}
+		checkTimestamps(frames)
+		for _, f := range frames {
+			must.That(math.Abs(f.TS-st) <= clockSkew.Seconds(),
+				"server_time %.3f and the ts %.3f of a pong sent right after it lie %.1f s apart: server_time is not the server's clock at hello", st, f.TS, math.Abs(f.TS-st))
+		}
+	})
+
+	conformance.It("T-7", rules.MUST, "every timestamp of every frame is float epoch seconds: envelope ts, server_time, started_at, deadline_ts, task rows", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		frames := []client.Frame{}
+		// A run (run.started, run.delta, run.completed).
+		t := newTurn(ctx, c)
+		t.start(ctx)
+		t.delta(ctx, "hello", lmp.DeltaKindText)
+		t.end(ctx, "hello", nil)
+		t.complete(ctx, "hello")
+		for _, typ := range []string{lmp.TypeRunStarted, lmp.TypeRunDelta, lmp.TypeRunCompleted} {
+			frames = append(frames, must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ))))
+		}
+		// A notification, an approval, a task row.
+		frames = append(frames, must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", notify(ctx, should.NewID("task_cf"))))))
+		req := newApproval(ctx, c, 0).Required
+		expectEpochSeconds(req.DeadlineTS, "approval.required deadline_ts")
+		_, err := drv().Session(ctx, driver.SessionRequest{Title: "ts " + should.NewID(""), Preview: "hi"})
+		must.Succeed(err)
+		rid := should.NewID("tl-")
+		frames = append(frames, must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(5)}, rid))
+		checkTimestamps(frames)
+	}, conformance.NeedsDriver)
+})
