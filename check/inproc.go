@@ -51,6 +51,9 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 		opts.AuthTimeout = ShortProfile.AuthTimeout
 		opts.ApprovalTimeout = ShortProfile.ApprovalTimeout
 	case "spec":
+		// The spec names no approval timeout (note 15): Hermes' default of
+		// 300 s would only make the run wait, so the short one is kept.
+		opts.ApprovalTimeout = ShortProfile.ApprovalTimeout
 	default:
 		return nil, "", usagef("--profile %q: want short or spec", prof)
 	}

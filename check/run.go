@@ -70,12 +70,8 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		}
 		cfg.Focus = append(cfg.Focus, focus...)
 	}
-	selected, err := Preview(cfg.LabelFilter, cfg.Focus, cfg.Skip)
-	if err != nil {
+	if err := checkSelection(cfg.LabelFilter, cfg.Focus, cfg.Skip); err != nil {
 		return ExitUsage, err
-	}
-	if len(selected) == 0 {
-		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(cfg))
 	}
 	hc, err := cfg.httpClient()
 	if err != nil {
@@ -148,6 +144,11 @@ func run(ctx context.Context, cfg Config) (int, error) {
 
 	started := time.Now()
 	report := runSuites(cfg)
+	if report.PreRunStats.SpecsThatWillRun == 0 {
+		// Known only once Ginkgo has walked the tree: a preview first would
+		// cost the run its reporting nodes.
+		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(cfg))
+	}
 	results := Results(report, cfg.Strict, exp)
 	sum := Summarize(results)
 	meta := Meta{Target: t.WSURL, Profile: t.Profile.String(), Strict: cfg.Strict, Color: cfg.Color,

@@ -25,7 +25,7 @@ func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) clie
 }
 
 var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
-	conformance.It("H-1", rules.MUST, "run.started carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1", rules.MUST, "run.started, once per turn, carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.begin(ctx)
@@ -35,8 +35,15 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 		Expect(s.Provider).To(Equal("provider-"+t.id), "run.started provider")
 		Expect(s.Surface).To(Equal(platform), "run.started surface")
 		Expect(s.SessionID).To(Equal(t.session), "run.started session_id")
-		t.end(ctx, "done", nil)
+		// A second model call of the turn is the same run: no second run.started.
+		t.end(ctx, "", nil)
+		t.hookIn(ctx, 2, "on_stream_start", nil)
+		t.endCall(ctx, 2, "done", nil)
 		t.complete(ctx, "done")
+		must.Expect(ctx, c, match.Run(s.RunID).And(match.Terminal()))
+		for _, f := range c.Pending() {
+			Expect(match.Run(s.RunID).And(match.Type(lmp.TypeRunStarted)).Match(f)).To(BeFalse(), "run %s started twice", s.RunID)
+		}
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1,F-1", rules.MUST, "run.delta carries the hook's text, kind (text and reasoning) and iteration", func(ctx ginkgo.SpecContext) {

@@ -146,8 +146,8 @@ func TestTargetCommands(t *testing.T) {
 	}
 	// Seq, authentication and the gap, each across a restart and a crash;
 	// and S-5 through --revoke-cmd.
-	if restarts != 6 || revoke != 1 {
-		t.Errorf("%d restart specs and %d S-5 MUST specs passed, want 6 and 1", restarts, revoke)
+	if restarts != 6 || revoke == 0 {
+		t.Errorf("%d restart specs and %d S-5 MUST specs passed, want 6 and at least 1", restarts, revoke)
 	}
 	if !strings.Contains(stdout, "revoked them all") {
 		t.Errorf("the summary does not say the run's devices were revoked:\n%s", stdout)

@@ -22,7 +22,9 @@ type Source string
 // Event sources.
 const (
 	// SourceDriver is the mock Hermes driver API (--driver-url): Hermes'
-	// own calls (send(), exec approvals, scenarios) are made through it.
+	// own calls (send(), exec approvals) are made through it, runs are
+	// asked for with the mock's /mock commands, and the spec may also
+	// check what reached Hermes.
 	SourceDriver Source = "driver"
 	// SourceTriggers is session.send texts (--triggers): the spec sends,
 	// as a phone would, the text that makes the server produce the event.
@@ -72,8 +74,9 @@ func (t *Target) EventSource() Source {
 }
 
 // Events is the event source of the running spec; the spec's report
-// records which one it is. Specs labelled NeedsDriver always get the
-// driver; the others get Target.EventSource.
+// records which one it is. Specs labelled NeedsDriver, and DriverFirst
+// specs when there is a driver, get the driver; the others get
+// Target.EventSource.
 func Events() *EventSource {
 	t := Current()
 	src := t.EventSource()
