@@ -34,20 +34,20 @@ func newEvent(typ string, ts time.Time, taskID, runID *string, payload any) (*ev
 	defer sc.put()
 	// Enforces E-1: every durable frame carries v, seq, ts, type, task_id and run_id (null when absent), event_id and payload.
 	// Connection-scoped frames get the same fields from lmp.Frame in writeScoped.
-	buf := sc.buf.AvailableBuffer()
-	buf = append(buf, `,"ts":`...)
+	b := sc.buf.AvailableBuffer()
+	b = append(b, `,"ts":`...)
 	// Enforces T-7: an event's ts is lmp.Timestamp, float epoch seconds (UTC); writeScoped uses the same.
-	buf = appendJSON(buf, lmp.Timestamp(ts))
-	buf = append(buf, `,"type":`...)
-	buf = appendJSON(buf, typ)
-	buf = append(buf, `,"task_id":`...)
-	buf = appendJSON(buf, taskID)
-	buf = append(buf, `,"run_id":`...)
-	buf = appendJSON(buf, runID)
-	buf = append(buf, `,"event_id":"e_`...)
-	k := len(buf)
-	buf = append(buf, `","payload":`...)
-	sc.buf.Write(buf)
+	b = appendJSON(b, lmp.Timestamp(ts))
+	b = append(b, `,"type":`...)
+	b = appendJSON(b, typ)
+	b = append(b, `,"task_id":`...)
+	b = appendJSON(b, taskID)
+	b = append(b, `,"run_id":`...)
+	b = appendJSON(b, runID)
+	b = append(b, `,"event_id":"e_`...)
+	k := len(b)
+	b = append(b, `","payload":`...)
+	sc.buf.Write(b)
 	if err := sc.enc.Encode(payload); err != nil {
 		return nil, err
 	}
@@ -59,12 +59,12 @@ func newEvent(typ string, ts time.Time, taskID, runID *string, payload any) (*ev
 		if err != nil {
 			return nil, err
 		}
-		sc.buf.Truncate(len(buf))
+		sc.buf.Truncate(len(b))
 		sc.buf.Write(raw)
 	}
 	sc.buf.WriteByte('}')
-	out := bytes.Clone(sc.buf.Bytes())
-	return &event{typ: typ, mid: out[:k:k], tail: out[k:]}, nil
+	buf := bytes.Clone(sc.buf.Bytes())
+	return &event{typ: typ, mid: buf[:k:k], tail: buf[k:]}, nil
 }
 
 // eventScratch is where newEvent encodes an event before copying it out.
