@@ -127,7 +127,7 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 
 // verdictColor is the ANSI colour of each verdict on a terminal.
 var verdictColor = map[Verdict]string{
-	Pass: "32", Fail: "1;31", UnexpectedPass: "1;31", NonStrict: "33", ExpectedFailure: "33", Skipped: "2",
+	Pass: "32", Fail: "1;31", UnexpectedPass: "1;31", NonStrict: "33", ExpectedFailure: "33", Skipped: "2", Observed: "36",
 }
 
 // paint colours s as verdict v when on.

@@ -66,4 +66,10 @@
 //   - A peer that takes no frame for 10 s (checked every 5 s, so at most
 //     15 s) is dropped. Fatal closes drop the TCP connection after 2 s if
 //     the peer does not complete the close handshake.
+//   - The log has an info line for each phone that pairs ("device
+//     paired"), reconnects ("device connected"), sends a message ("message
+//     from device": its task and length, never its text) and goes away
+//     ("device disconnected"), each naming the device; secrets appear only as
+//     fingerprints (S-1). Config.Observer sees every frame as it crosses
+//     the wire, for tools such as lmp-server's dashboard.
 package server

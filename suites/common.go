@@ -11,8 +11,9 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
 
-// Gomega's matchers, for the specs that still use them (turns.go,
-// edges.go); the others fail with the one-line helpers of package must.
+// Gomega's matchers, for the Hermes-side specs that still use them
+// (turns.go, hermes_args.go); the others fail with the one-line helpers of
+// package must.
 var (
 	Expect        = gomega.Expect
 	Equal         = gomega.Equal
@@ -23,13 +24,7 @@ var (
 
 func gomegaContainSubstring(s string) gomega.OmegaMatcher { return gomega.ContainSubstring(s) }
 
-func gomegaHaveOccurred() gomega.OmegaMatcher { return gomega.HaveOccurred() }
-
 func gomegaHaveLen(n int) gomega.OmegaMatcher { return gomega.HaveLen(n) }
-
-func gomegaBeNil() gomega.OmegaMatcher { return gomega.BeNil() }
-
-func gomegaBeElementOf(v ...any) gomega.OmegaMatcher { return gomega.BeElementOf(v...) }
 
 func gomegaContainElement(v any) gomega.OmegaMatcher { return gomega.ContainElement(v) }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
@@ -28,6 +29,6 @@ var (
 var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 	conformance.It("T-5", rules.MUST, "unanswered pings count only when consecutive: three misses, never two in a row, do not disconnect", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAlternatingProbe)
-		Expect(hbAlternating.closed).To(gomegaBeNil(), "disconnected after %d pings, every other one answered", len(hbAlternating.pings))
+		must.That(hbAlternating.closed == nil, "disconnected after %d pings, every other one answered: %v", len(hbAlternating.pings), hbAlternating.closed)
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })

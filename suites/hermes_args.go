@@ -25,7 +25,7 @@ func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) clie
 }
 
 var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
-	conformance.It("H-1", rules.MUST, "run.started carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1", rules.MUST, "run.started, once per turn, carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.begin(ctx)
@@ -35,8 +35,15 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 		Expect(s.Provider).To(Equal("provider-"+t.id), "run.started provider")
 		Expect(s.Surface).To(Equal(platform), "run.started surface")
 		Expect(s.SessionID).To(Equal(t.session), "run.started session_id")
-		t.end(ctx, "done", nil)
+		// A second model call of the turn is the same run: no second run.started.
+		t.end(ctx, "", nil)
+		t.hookIn(ctx, 2, "on_stream_start", nil)
+		t.endCall(ctx, 2, "done", nil)
 		t.complete(ctx, "done")
+		must.Expect(ctx, c, match.Run(s.RunID).And(match.Terminal()))
+		for _, f := range c.Pending() {
+			Expect(match.Run(s.RunID).And(match.Type(lmp.TypeRunStarted)).Match(f)).To(BeFalse(), "run %s started twice", s.RunID)
+		}
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1,F-1", rules.MUST, "run.delta carries the hook's text, kind (text and reasoning) and iteration", func(ctx ginkgo.SpecContext) {
@@ -142,10 +149,10 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 
 	conformance.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		long := startLongRun(ctx, c)
-		task, run1 := long.Task, long.Started
-		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
-		must.Expect(ctx, c, match.Run(run1.RunID).And(match.Terminal()))
+		// A run that ended by itself: the chat's opening turn.
+		run1 := askForTurn(ctx, c, "hello "+should.NewID(""))
+		task := run1.TaskID
+		takeRun(ctx, c, run1.RunID)
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: "/mock long", RequestID: rid}, rid)
 		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted), match.M{Desc: "another run", Fn: func(f client.Frame) bool { return f.RunID != nil && *f.RunID != run1.RunID }})))

@@ -35,9 +35,9 @@ var timestampFields = map[string][]string{
 
 func expectEpochSeconds(v any, where string) float64 {
 	ts, ok := v.(float64)
-	Expect(ok).To(BeTrue(), "%s is %v (%T), not a number of epoch seconds", where, v, v)
-	Expect(ts).To(BeNumerically(">=", minEpochSeconds), "%s = %v is not epoch seconds", where, ts)
-	Expect(ts).To(BeNumerically("<", maxEpochSeconds), "%s = %v is not epoch seconds (milliseconds?)", where, ts)
+	must.That(ok, "%s is %v (%T), not a number of epoch seconds", where, v, v)
+	must.That(ts >= minEpochSeconds, "%s = %v is not epoch seconds", where, ts)
+	must.That(ts < maxEpochSeconds, "%s = %v is not epoch seconds (milliseconds?)", where, ts)
 	return ts
 }
 
@@ -71,7 +71,7 @@ func checkTimestamps(frames []client.Frame) {
 	}
 	for _, d := range []bool{true, false} {
 		if count[d] >= 3 {
-			Expect(whole[d]).To(BeNumerically("<", count[d]), "the ts of all %d frames (durable %v) is a whole second: not float seconds", count[d], d)
+			must.That(whole[d] < count[d], "the ts of all %d frames (durable %v) is a whole second: not float seconds", count[d], d)
 		}
 	}
 }
@@ -87,7 +87,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		resp, err := hc.Do(req)
 		must.Succeed(err, "GET %s", u)
 		defer resp.Body.Close()
-		Expect(resp.StatusCode).To(Equal(http.StatusOK), "GET %s answered %s (Location %q): probes and proxies do not follow it", u, resp.Status, resp.Header.Get("Location"))
+		must.That(resp.StatusCode == http.StatusOK, "GET %s answered %s (Location %q): probes and proxies do not follow it", u, resp.Status, resp.Header.Get("Location"))
 	})
 
 	conformance.It("T-7,T-8", rules.MUST, "hello.ok's server_time reads the server's clock at hello: it agrees with the ts of the frames that follow", func(ctx ginkgo.SpecContext) {
@@ -100,7 +100,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		}
 		checkTimestamps(frames)
 		for _, f := range frames {
-			Expect(math.Abs(f.TS-st)).To(BeNumerically("<=", clockSkew.Seconds()),
+			must.That(math.Abs(f.TS-st) <= clockSkew.Seconds(),
 				"server_time %.3f and the ts %.3f of a pong sent right after it lie %.1f s apart: server_time is not the server's clock at hello", st, f.TS, math.Abs(f.TS-st))
 		}
 	})

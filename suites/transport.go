@@ -17,13 +17,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-// epochSeconds checks that ts is a timestamp in epoch seconds (T-7), not
-// milliseconds.
-func epochSeconds(what string, ts float64) {
-	must.That(ts > 1e9, "%s %v is not epoch seconds", what, ts)
-	must.That(ts < 1e11, "%s %v looks like milliseconds, not seconds", what, ts)
-}
-
 var _ = conformance.Section("§1 Transport", "transport", func() {
 	conformance.It("T-2", rules.MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
 		u, err := target().HealthURL()
@@ -95,8 +88,8 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))
-		epochSeconds("hello.ok server_time", c.HelloOK.ServerTime)
-		epochSeconds("pong ts", pong.TS)
+		expectEpochSeconds(c.HelloOK.ServerTime, "hello.ok server_time")
+		expectEpochSeconds(pong.TS, "pong ts")
 		// A timestamp encoded as a string fails the envelope schema.
 		_, isNumber := rawEnvelope(pong)["ts"].(float64)
 		must.That(isNumber, "pong ts is not a JSON number: %s", pong.Raw)

@@ -70,6 +70,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if err := do(chromedp.WaitVisible(chromedp.CSS(row + `[data-state="online"]`))); err != nil {
 		t.Fatalf("paired device not shown online: %v", err)
 	}
+	if err := do(chromedp.WaitVisible(chromedp.CSS(`#frame-rows tr.in[data-type="hello"][data-device="` + dev.ID + `"]`))); err != nil {
+		t.Fatalf("the pairing hello is not shown as the new device's: %v\n%s", err, shownFrames(t, ctx))
+	}
 	if err := do(chromedp.WaitVisible(chromedp.CSS(`#qr.void`))); err != nil {
 		t.Fatalf("used pairing code not marked: %v", err)
 	}
@@ -120,12 +123,11 @@ func TestDashboardInChromium(t *testing.T) {
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const e = document.getElementById("f-type"); e.value = ""; e.dispatchEvent(new Event("input", {bubbles: true})); return true; })()`)); err != nil {
 		t.Fatal(err)
 	}
-	before := count(`true`)
-	if err := do(
-		chromedp.Click(chromedp.CSS("#pause")),
-		chromedp.WaitVisible(chromedp.CSS(`#pause[aria-pressed="true"]`)),
-		chromedp.SendKeys(chromedp.CSS(`button[data-scenario="notify"]`), kb.Enter),
-	); err != nil {
+	if err := do(chromedp.Click(chromedp.CSS("#pause")), chromedp.WaitVisible(chromedp.CSS(`#pause[aria-pressed="true"]`))); err != nil {
+		t.Fatal(err)
+	}
+	before := count(`true`) // counted once paused: the tools run may still be streaming
+	if err := do(chromedp.SendKeys(chromedp.CSS(`button[data-scenario="notify"]`), kb.Enter)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.ExpectType(ctxT(t), lmp.TypeNotification); err != nil {

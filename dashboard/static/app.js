@@ -216,7 +216,7 @@ function matches(f) {
 }
 
 function frameRow(f) {
-  const tr = el("tr", {class: f.dir, "data-type": f.type || "", "data-device": f.device || ""},
+  const tr = el("tr", {class: f.dir, "data-type": f.type || "", "data-device": f.device || "", "data-conn": f.conn},
     el("td", {}, clock(f.at)), el("td", {}, short(f.device)),
     el("td", {"aria-label": f.dir === "in" ? "from the phone" : "to the phone"}, f.dir === "in" ? "→ in" : "← out"),
     el("td", {}, f.type || "?"), el("td", {}, f.task_id || ""), el("td", {}, f.seq ?? ""),
@@ -233,6 +233,7 @@ function addFrame(f) {
     $("known-types").append(el("option", {value: f.type}));
   }
   if (f.type === "hello" && state.pairingFP && f.text.includes(":" + state.pairingFP)) pairingUsed();
+  if (f.device) nameConnection(f.conn, f.device);
   state.frames.push(f);
   if (state.frames.length > MAX_ROWS) state.frames.shift();
   if (state.paused) {
@@ -243,6 +244,16 @@ function addFrame(f) {
   const rows = $("frame-rows");
   rows.prepend(frameRow(f));
   while (rows.childElementCount > MAX_ROWS) rows.lastElementChild.remove();
+}
+
+// nameConnection names the device on a connection's earlier frames: a
+// pairing hello carries only a token, its hello.ok the device.
+function nameConnection(conn, device) {
+  for (const g of state.frames) if (g.conn === conn && !g.device) g.device = device;
+  for (const tr of $("frame-rows").querySelectorAll('tr[data-conn="' + conn + '"][data-device=""]')) {
+    tr.dataset.device = device;
+    tr.children[1].textContent = short(device);
+  }
 }
 
 function applyFilter() {

@@ -137,6 +137,13 @@ func (m Mutant) Overlay(root, dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return WriteOverlay(root, dir, files)
+}
+
+// WriteOverlay writes files (contents by path from the module root) into
+// dir, with the overlay file that go build -overlay reads, and returns the
+// overlay file's path.
+func WriteOverlay(root, dir string, files map[string][]byte) (string, error) {
 	absRoot, err := filepath.Abs(root)
 	if err != nil {
 		return "", err

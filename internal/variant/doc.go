@@ -12,8 +12,9 @@
 //   - a failed run sends run.failed and then run.completed{status:"failed"}
 //     (the pair note 6 allows), and run.completed.finished is the timestamp
 //     the run finished at (note 21);
-//   - the acknowledgement of session.send and approval.resolve is called
-//     "reply" (note 5), error codes other than already_resolved are upper
+//   - the acknowledgement of session.send is called "reply", that of
+//     approval.resolve "approval.resolve.result", which is no approval
+//     event (note 5); error codes other than already_resolved are upper
 //     case, close codes are in the 4000 range, task rows say running or done
 //     (status_filter takes the same words), and an approval that timed out
 //     says choice "expired" (note 21);

@@ -12,9 +12,13 @@ import (
 
 // The variant's own names for what the spec leaves unnamed (note 21).
 const (
-	// TypeReply is the variant's acknowledgement of session.send and
-	// approval.resolve (the reference server's ack, note 5).
-	TypeReply = "reply"
+	// TypeReply is the variant's acknowledgement of session.send, and
+	// TypeResolveResult that of approval.resolve (the reference server's
+	// ack, note 5). The second is no approval event, although its name
+	// starts like one: it neither advances seq in the reference server's
+	// sense nor is replayed (lmp.IsDurable).
+	TypeReply         = "reply"
+	TypeResolveResult = "approval.resolve.result"
 	// CodeBinaryUnsupported answers a binary frame, without closing (note 12).
 	CodeBinaryUnsupported = "BINARY_UNSUPPORTED"
 	// ChoiceExpired is approval.resolved.choice of an approval that timed
@@ -126,6 +130,9 @@ func rewriteClientFrame(data []byte, lastSeq func(device string, seq int64) int6
 func rewritePayload(typ string, env, p object) string {
 	switch typ {
 	case lmp.TypeAck:
+		if p["for"] == lmp.TypeApprovalResolve {
+			return TypeResolveResult
+		}
 		return TypeReply
 	case lmp.TypeError:
 		if code, ok := p["code"].(string); ok {

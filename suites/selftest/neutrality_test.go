@@ -33,7 +33,7 @@ var variantStrictFailures = []string{
 // implementation: internal/variant (lmp-variant, a process of its own) in
 // front of an lmp-server process. It numbers every frame, persists its
 // numbering across restarts, sends run.failed then run.completed, calls its
-// acknowledgement "reply", has its own error codes, close codes and task
+// acknowledgements "reply" and "approval.resolve.result", has its own error codes, close codes and task
 // statuses, and serves no driver and no admin API: Hermes-side events come
 // from --triggers only, devices are revoked with --revoke-cmd, and
 // --restart-cmd and --crash-cmd restart and kill -9 the variant. Every
@@ -167,7 +167,13 @@ func startProcess(ctx context.Context, t *testing.T, c processCtl) processCtl {
 		}
 	}
 	run("start")
-	t.Cleanup(func() { run("stop") })
+	t.Cleanup(func() {
+		run("stop")
+		// A process built with -race reports races in its log.
+		if log, err := os.ReadFile(filepath.Join(c.dir, "server.log")); err == nil && strings.Contains(string(log), "WARNING: DATA RACE") {
+			t.Errorf("%s raced:\n%s", filepath.Base(c.bin), log)
+		}
+	})
 	for {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+c.addr+"/health", nil)
 		if resp, err := http.DefaultClient.Do(req); err == nil {

@@ -43,16 +43,26 @@ func buildCheck(dir string) (string, error) { return buildWith(nil, dir, raceEna
 // without -race, to keep their builds cheap; the pristine build takes race
 // when the self-test runs under -race.
 func buildWith(m *mutant.Mutant, dir string, race bool) (string, error) {
+	ov := ""
+	if m != nil {
+		var err error
+		if ov, err = m.Overlay(moduleRoot, dir); err != nil {
+			return "", err
+		}
+	}
+	return build(ov, dir, race)
+}
+
+// buildOverlay builds lmp-check into dir with the overlay file ov.
+func buildOverlay(ov, dir string) (string, error) { return build(ov, dir, false) }
+
+func build(ov, dir string, race bool) (string, error) {
 	bin := filepath.Join(dir, "lmp-check")
 	args := []string{"build", "-o", bin}
 	if race {
 		args = append(args, "-race")
 	}
-	if m != nil {
-		ov, err := m.Overlay(moduleRoot, dir)
-		if err != nil {
-			return "", err
-		}
+	if ov != "" {
 		args = append(args, "-overlay", ov)
 	}
 	cmd := exec.Command("go", append(args, "github.com/loomi-lmp/lmpkit/cmd/lmp-check")...)
