@@ -97,8 +97,13 @@ type SendResponse struct {
 // _send_exec_approval_prompt, a wait of TimeoutMS (the profile's approval
 // timeout when zero), then post_approval_response with the outcome.
 type ApprovalRequest struct {
-	TaskID         string `json:"task_id,omitempty"` // the chat; a new one when empty
-	RunID          string `json:"run_id,omitempty"`
+	TaskID string `json:"task_id,omitempty"` // the chat; a new one when empty
+	RunID  string `json:"run_id,omitempty"`
+	// TurnID and ToolCallID are the approval hooks' turn_id and
+	// tool_call_id: the Hermes turn and tool call that ask. TurnID takes
+	// precedence over the turn RunID names (run_<turn_id>).
+	TurnID         string `json:"turn_id,omitempty"`
+	ToolCallID     string `json:"tool_call_id,omitempty"`
 	Command        string `json:"command"`
 	Description    string `json:"description,omitempty"`
 	AllowPermanent *bool  `json:"allow_permanent,omitempty"` // default true

@@ -170,7 +170,8 @@ func (d *driverAPI) approval(w http.ResponseWriter, r *http.Request) {
 		req.TaskID = d.m.newID("chat_")
 	}
 	spec := ApprovalSpec{
-		ChatID: req.TaskID, RunID: req.RunID, Command: req.Command, Description: req.Description,
+		ChatID: req.TaskID, RunID: req.RunID, TurnID: req.TurnID, ToolCallID: req.ToolCallID,
+		Command: req.Command, Description: req.Description,
 		AllowPermanent: req.AllowPermanent == nil || *req.AllowPermanent,
 		AllowSession:   req.AllowSession == nil || *req.AllowSession,
 		SmartDenied:    req.SmartDenied,

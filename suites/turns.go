@@ -180,7 +180,8 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunStarted))))
 		t.end(ctx, "", nil)
 		t.tool(ctx, false, "terminal", "call_rm")
-		res, err := drv().Approval(ctx, driver.ApprovalRequest{TaskID: t.task, RunID: st.RunID, Command: "rm -rf ./build", Description: "recursive delete"})
+		res, err := drv().Approval(ctx, driver.ApprovalRequest{TaskID: t.task, TurnID: t.id, ToolCallID: "call_rm",
+			Command: "rm -rf ./build", Description: "recursive delete"})
 		must.Succeed(err)
 		req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
 		Expect(lmp.Deref(req.RunID)).To(Equal(st.RunID), "approval.required.run_id of an approval inside the turn")
