@@ -26,31 +26,35 @@ type progressLine struct {
 	stopped chan struct{}
 }
 
-// progress is the running run's line, nil when there is none: the Ginkgo
-// reporting nodes below are part of every run.
+// progress is the running run's line, nil when there is none.
 var progress atomic.Pointer[progressLine]
 
-var (
-	_ = ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
+// registerProgress adds the reporting nodes that feed the line. They are
+// registered just before RunSpecs, not at init: a PreviewSpecs before the
+// run (the selection check) leaves package-level ReportBeforeEach and
+// ReportAfterEach nodes unfired in the run that follows.
+var registerProgress = sync.OnceFunc(func() {
+	ginkgo.ReportBeforeSuite(func(r ginkgo.Report) {
 		if p := progress.Load(); p != nil {
 			p.update(func() { p.total = r.PreRunStats.SpecsThatWillRun })
 		}
 	})
-	_ = ginkgo.ReportBeforeEach(func(s ginkgo.SpecReport) {
-		if p := progress.Load(); p != nil && s.LeafNodeType == types.NodeTypeIt {
+	ginkgo.ReportBeforeEach(func(s ginkgo.SpecReport) {
+		if p := progress.Load(); p != nil && s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped {
 			section, _, _, _, _ := specInfo(s)
 			p.update(func() { p.section = section })
 		}
 	})
-	_ = ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
+	ginkgo.ReportAfterEach(func(s ginkgo.SpecReport) {
 		if p := progress.Load(); p != nil && s.LeafNodeType == types.NodeTypeIt && s.State != types.SpecStateSkipped {
 			p.update(func() { p.done++ })
 		}
 	})
-)
+})
 
 // startProgress draws the line on w until the returned func erases it.
 func startProgress(w io.Writer) (stop func()) {
+	registerProgress()
 	p := &progressLine{w: w, start: time.Now(), stop: make(chan struct{}), stopped: make(chan struct{})}
 	progress.Store(p)
 	go func() {

@@ -74,7 +74,8 @@ type htmlSpec struct {
 	Result      Result
 	Rules       []rules.Rule
 	RuleIDs     string
-	Failed      bool
+	Failed      bool // its reason is a failure message
+	Open        bool // shown unfolded: a failure or an observation
 	Unselected  bool
 	Transcripts []htmlTranscript
 }
@@ -94,7 +95,7 @@ type htmlFrame struct {
 const notSelected = "not selected"
 
 // worstFirst orders verdicts from the one a section is coloured by first.
-var worstFirst = []Verdict{Fail, UnexpectedPass, NonStrict, ExpectedFailure, Pass, Skipped}
+var worstFirst = []Verdict{Fail, UnexpectedPass, NonStrict, Observed, ExpectedFailure, Pass, Skipped}
 
 func worst(counts map[Verdict]int) Verdict {
 	for _, v := range worstFirst {
@@ -111,6 +112,7 @@ func htmlSpecOf(i int, r Result) htmlSpec {
 		Failed:     r.Verdict == Fail || r.Verdict == NonStrict || r.Verdict == UnexpectedPass,
 		Unselected: r.Verdict == Skipped && r.Reason == notSelected,
 	}
+	s.Open = s.Failed || r.Verdict == Observed
 	for _, id := range r.Rules {
 		if rule, ok := rules.Lookup(id); ok {
 			s.Rules = append(s.Rules, rule)
@@ -167,10 +169,10 @@ var htmlBody = template.Must(template.New("body").Funcs(template.FuncMap{
 {{end}}</tbody></table>
 {{range .Sections}}
 <section aria-labelledby="h-{{.Name}}"><h2 id="{{.Name}}"><span id="h-{{.Name}}">{{.Name}}</span> <span class="muted">({{.Total}} specs)</span></h2>
-{{range .Specs}}<details class="item spec" id="{{.Anchor}}" data-verdict="{{.Result.Verdict}}" data-level="{{.Result.Level}}" data-rules="{{.RuleIDs}}"{{if .Unselected}} data-unselected="true"{{end}}{{if .Failed}} open{{end}}>
+{{range .Specs}}<details class="item spec" id="{{.Anchor}}" data-verdict="{{.Result.Verdict}}" data-level="{{.Result.Level}}" data-rules="{{.RuleIDs}}"{{if .Unselected}} data-unselected="true"{{end}}{{if .Open}} open{{end}}>
 <summary><span class="verdict v-{{.Result.Verdict}}">{{.Result.Verdict}}</span> [{{.RuleIDs}}] {{.Result.Level}} {{.Result.Text}} <span class="muted">{{printf "%.2fs" .Result.Duration.Seconds}}</span></summary>
 <dl>{{range .Rules}}<dt>{{.ID}}{{if .Level}} ({{.Level}}, {{.Section}}){{end}}</dt><dd>{{if .Text}}{{.Text}}{{else}}<span class="muted">not a rule of this kit</span>{{end}}</dd>{{end}}</dl>
-{{if .Result.Reason}}<h3>{{if .Failed}}Failure{{else}}Reason{{end}}</h3><pre class="reason">{{.Result.Reason}}</pre>{{end}}
+{{if .Result.Reason}}<h3>{{if .Failed}}Failure{{else if .Open}}Observed{{else}}Reason{{end}}</h3><pre class="reason">{{.Result.Reason}}</pre>{{end}}
 {{if .Result.Location}}<p class="muted">at {{.Result.Location}}</p>{{end}}
 {{if .Result.Expectation}}<p>Expected to fail: {{.Result.Expectation.Reason}} {{.Result.Expectation.Link}}</p>{{end}}
 {{range .Result.Notes}}<p><strong>{{.Name}}</strong>: {{.Text}}</p>{{end}}

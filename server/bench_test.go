@@ -126,8 +126,9 @@ func mallocs() uint64 {
 }
 
 // benchFrame is the baseline's pre-rendered copy of the LMP frame.
-// Same size as the LMP frame of a low seq.
-var benchFrame = []byte(`{"v":1,"seq":1,"ts":1764547200.123456,"type":"notification","task_id":"task_b","run_id":null,"event_id":"e_1","payload":{"category":"result","title":"","text":"` + benchPayload + `","source":"gateway","requires_attention":false}}`)
+// Same size as the LMP frame of a low seq (the adapter titles a
+// notification with its first line, shortened to 60 characters).
+var benchFrame = []byte(`{"v":1,"seq":1,"ts":1764547200.123456,"type":"notification","task_id":"task_b","run_id":null,"event_id":"e_1","payload":{"category":"result","title":"` + benchPayload[:59] + `…","text":"` + benchPayload + `","source":"gateway","requires_attention":false}}`)
 
 // benchEnv is a server for benchmarks.
 func benchEnv(b *testing.B, mutate ...func(*server.Config)) (*server.Server, string, func()) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // kwargs reads hook keyword arguments leniently: they arrive as decoded
@@ -96,10 +97,24 @@ func preview(v any) string {
 	return truncate(strings.Join(strings.Fields(s), " "), max)
 }
 
-// truncate cuts s to at most n characters, marking a cut with "…".
+// truncate cuts s to at most n characters, marking a cut with "…". It
+// walks s instead of converting it to runes: it runs on every
+// notification's text (its title), which may be long.
 func truncate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
+	if !utf8.ValidString(s) {
+		if r := []rune(s); len(r) > n { // replaces what is not UTF-8
+			return string(r[:n-1]) + "…"
+		}
+		return s
+	}
+	cut, count := 0, 0
+	for i := range s {
+		if count == n-1 {
+			cut = i
+		}
+		if count++; count > n {
+			return s[:cut] + "…"
+		}
 	}
 	return s
 }

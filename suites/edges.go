@@ -158,12 +158,14 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		n := profile().RequestIDWindow
 		prefix := should.NewID("wn-")
 		text := func(i int) string { return fmt.Sprintf("/mock help %s-%d", prefix, i) }
+		// All in one chat: the window is the device's, whatever the task.
+		task := should.NewID("task_")
 		for i := range n + 1 {
 			rid := fmt.Sprintf("%s-%d", prefix, i)
-			must.Request(ctx, c, lmp.SessionSend{Text: text(i), RequestID: rid}, rid)
+			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text(i), RequestID: rid}, rid)
 		}
 		last := fmt.Sprintf("%s-%d", prefix, n)
-		must.Request(ctx, c, lmp.SessionSend{Text: text(n), RequestID: last}, last)
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text(n), RequestID: last}, last)
 		marker := "/mock help " + should.NewID("")
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.SessionSend{Text: marker, RequestID: rid}, rid)

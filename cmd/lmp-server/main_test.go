@@ -418,7 +418,7 @@ func TestLogsPhonesAtInfo(t *testing.T) {
 	}
 	_ = c.Close()
 
-	want := []string{"device paired", "device connected", "message from device", "connection ended"}
+	want := []string{"device paired", "device connected", "message from device", "device disconnected"}
 	seen := map[string]map[string]any{}
 	allSeen := func() bool {
 		for _, m := range want {
