@@ -39,6 +39,12 @@ type Config struct {
 	// Window flags; zero keeps the driver's or the spec's value (512, 256).
 	ReplayWindow, RequestWindow int
 
+	// NoDriver is --no-driver: the in-process server is checked as a
+	// server without a driver (only the wire, pairing, the triggers and
+	// the target commands), so that a run shows what a driverless plugin's
+	// run covers. It needs the absence of --url and --driver-url.
+	NoDriver bool
+
 	// Profile picks the in-process server's timings: "short" (default) or
 	// "spec".
 	Profile string

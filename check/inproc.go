@@ -23,6 +23,7 @@ type inProcess struct {
 	// LogPath is the server's log file in the temporary directory: the S-1
 	// spec scans it, and the console stays quiet.
 	LogPath string
+	opts    reference.Options
 	inst    *reference.Instance
 	log     *os.File
 	dir     string
@@ -76,5 +77,20 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 		return nil, "", fmt.Errorf("start the in-process server: %w", err)
 	}
 	return &inProcess{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
-		LogPath: logPath, inst: inst, log: logFile, dir: dir}, prof, nil
+		LogPath: logPath, opts: opts, inst: inst, log: logFile, dir: dir}, prof, nil
+}
+
+// timingFlags sets, where cfg leaves them at zero, the timing flags to the
+// in-process server's timings: what a user of a server without a driver
+// passes on the command line (--no-driver).
+func (p *inProcess) timingFlags(cfg *Config) {
+	set := func(dst *time.Duration, v time.Duration) {
+		if *dst == 0 {
+			*dst = v
+		}
+	}
+	set(&cfg.PingInterval, p.opts.PingInterval)
+	set(&cfg.PongTimeout, p.opts.PongTimeout)
+	set(&cfg.AuthTimeout, p.opts.AuthTimeout)
+	set(&cfg.ApprovalTimeout, p.opts.ApprovalTimeout)
 }

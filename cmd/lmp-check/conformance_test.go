@@ -73,6 +73,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad triggers file", []string{"--triggers", expect}, 2, "--triggers"},
 		{"missing triggers file", []string{"--triggers", filepath.Join(dir, "none.yaml")}, 2, "none.yaml"},
 		{"restart without url", []string{"--restart-cmd", "true"}, 2, "--restart-cmd needs --url"},
+		{"no driver", []string{"--no-driver", "--label-filter", "section:transport"}, 0, "Result: CONFORMANT"},
+		{"no driver with url", []string{"--no-driver", "--url", "ws://127.0.0.1:1/ws"}, 2, "--no-driver checks the in-process server"},
 		// Ginkgo panics on a bad regexp and fails the suite on a bad label
 		// filter: both must be usage errors, caught before anything starts.
 		{"bad focus", []string{"--focus", "["}, 2, `--focus "["`},

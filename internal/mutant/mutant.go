@@ -47,6 +47,11 @@ type Mutant struct {
 	// Survives, when set, says why no black-box check can catch the
 	// mutant (unobservable from outside, or equivalent to the clean code).
 	Survives string `yaml:"survives,omitempty"`
+	// NeedsDriver, when set, says why only the Hermes side (the driver's
+	// recorded calls and hook arguments) shows the mutant: the self-test
+	// then does not require its driverless run (--no-driver --triggers
+	// mock) to catch it, and fails if that run does.
+	NeedsDriver string `yaml:"needs_driver,omitempty"`
 	// Edits are applied in order, each to the result of the ones before.
 	Edits []Edit `yaml:"edits"`
 }

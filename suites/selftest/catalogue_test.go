@@ -128,8 +128,11 @@ carries one of the rule IDs below. The shipped server carries no mutant.
 | mutant | breaks | sections | the mutated server | edits | specs that must catch it |
 |---|---|---|---|---|---|
 `)
-	var strict, survivors []mutant.Mutant
+	var strict, survivors, hermesOnly []mutant.Mutant
 	for _, m := range ms {
+		if m.NeedsDriver != "" {
+			hermesOnly = append(hermesOnly, m)
+		}
 		var names []string
 		for _, s := range catchers(specs, m) {
 			names = append(names, fmt.Sprintf("%s [%s] %s", s.Level, strings.Join(s.Rules, ","), s.Text))
@@ -159,6 +162,7 @@ carries one of the rule IDs below. The shipped server carries no mutant.
 	}{
 		{"Caught under --strict only", strict, func(m mutant.Mutant) string { return m.StrictOnly }},
 		{"Surviving: no black-box check can catch them", survivors, func(m mutant.Mutant) string { return m.Survives }},
+		{"Seen through the driver only: the driverless run (--no-driver --triggers mock) need not catch them", hermesOnly, func(m mutant.Mutant) string { return m.NeedsDriver }},
 	} {
 		if len(part.ms) == 0 {
 			continue

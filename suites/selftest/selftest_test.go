@@ -29,6 +29,10 @@ var raceEnabled bool
 type result struct {
 	o   outcome
 	err error
+	// wire is the driverless run (--no-driver --triggers mock) of a
+	// mutant caught by default; nil when there was none.
+	wire    *outcome
+	wireErr error
 }
 
 // TestSelfTest runs lmp-check, in its default mode, against the pristine
@@ -71,8 +75,16 @@ func TestSelfTest(t *testing.T) {
 			}
 			runs <- struct{}{}
 			defer func() { <-runs }()
-			o, err := runCheck(bin, "--label-filter", sectionFilter(m.Sections))
-			ch <- result{o, err}
+			filter := sectionFilter(m.Sections)
+			res := result{}
+			res.o, res.err = runCheck(bin, "--label-filter", filter)
+			if res.err == nil && judge(m, res.o).verdict == Caught {
+				// The same binary, its server checked as one without a
+				// driver: only the wire, pairing and the triggers.
+				w, err := runCheck(bin, "--no-driver", "--triggers", "mock", "--label-filter", filter)
+				res.wire, res.wireErr = &w, err
+			}
+			ch <- res
 		}()
 	}
 	defer wg.Wait()
@@ -88,6 +100,16 @@ func TestSelfTest(t *testing.T) {
 					r = judge(m, res.o)
 				} else {
 					r.problem = res.err.Error()
+				}
+				if res.wire != nil {
+					r.wire = wireVerdict(m, *res.wire, res.wireErr)
+					switch {
+					case m.NeedsDriver == "" && r.wire != Caught:
+						t.Errorf("mutant %s (%s): caught by default, but not by the driverless run (--no-driver --triggers mock): %s; if only the Hermes side shows it, say why in needs_driver\n%s",
+							m.ID, m.Does, r.wire, wireTail(*res.wire, res.wireErr))
+					case m.NeedsDriver != "" && r.wire == Caught:
+						t.Errorf("mutant %s: needs_driver says %q, but the driverless run caught it: drop needs_driver", m.ID, m.NeedsDriver)
+					}
 				}
 				rows = append(rows, r)
 				if want := expected(m); r.verdict != want && (want != Missed || r.verdict != StrictOnly) {

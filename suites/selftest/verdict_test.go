@@ -27,6 +27,10 @@ type row struct {
 	caughtBy []string // the mutant's rule IDs that a failing spec carries
 	levels   []string // the levels of those specs
 	failing  []string // every failing spec, "[rules] text"
+	// wire is the verdict of the driverless run (--no-driver --triggers
+	// mock); empty when it did not run (the mutant was not caught by
+	// default).
+	wire     string
 	exit     int
 	duration time.Duration
 	problem  string
@@ -81,19 +85,48 @@ func judge(m mutant.Mutant, o outcome) row {
 
 // writeTable writes the mutant → rule IDs → verdict table.
 func writeTable(w io.Writer, rows []row) {
-	fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %6s  %s\n", "MUTANT", "BREAKS", "CAUGHT BY", "VERDICT", "LEVEL", "TIME", "FAILING SPECS")
+	fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %-11s %6s  %s\n", "MUTANT", "BREAKS", "CAUGHT BY", "VERDICT", "LEVEL", "NO DRIVER", "TIME", "FAILING SPECS")
 	counts := map[string]int{}
+	wireVisible, wireCaught, hermesOnly := 0, 0, 0
 	for _, r := range rows {
 		counts[r.verdict]++
+		if r.wire != "" {
+			if r.mutant.NeedsDriver != "" {
+				hermesOnly++
+			} else {
+				wireVisible++
+				if r.wire == Caught {
+					wireCaught++
+				}
+			}
+		}
 		failing := "-"
 		if len(r.failing) > 0 {
 			failing = strings.Join(r.failing, " | ")
 		}
-		fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %5.1fs  %s\n", r.mutant.ID, strings.Join(r.mutant.Rules, ","),
-			orDash(strings.Join(r.caughtBy, ",")), r.verdict, orDash(strings.Join(r.levels, ",")), r.duration.Seconds(), failing)
+		fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %-11s %5.1fs  %s\n", r.mutant.ID, strings.Join(r.mutant.Rules, ","),
+			orDash(strings.Join(r.caughtBy, ",")), r.verdict, orDash(strings.Join(r.levels, ",")), orDash(r.wire), r.duration.Seconds(), failing)
 	}
+	fmt.Fprintf(w, "without the driver (--no-driver --triggers mock): %d of %d wire-visible mutants caught by default are caught with triggers only; %d more are visible on the Hermes side only (needs_driver)\n",
+		wireCaught, wireVisible, hermesOnly)
 	fmt.Fprintf(w, "%d of %d mutants caught by default by a spec of the rule they break (%.1f %%); %d more under --strict only; %d missed, %d wrong rule, %d errors\n",
 		counts[Caught], len(rows), 100*float64(counts[Caught])/float64(max(len(rows), 1)), counts[StrictOnly], counts[Missed], counts[WrongRule], counts[Broken])
+}
+
+// wireVerdict judges the driverless run of m.
+func wireVerdict(m mutant.Mutant, o outcome, err error) string {
+	if err != nil {
+		return Broken
+	}
+	return judge(m, o).verdict
+}
+
+// wireTail is the driverless run's output, for a failure message.
+func wireTail(o outcome, err error) string {
+	if err != nil {
+		return err.Error() + "\n" + tail(o.output)
+	}
+	return tail(o.output)
 }
 
 func orDash(s string) string {
