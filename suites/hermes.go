@@ -262,7 +262,9 @@ func describeCall(c driver.Call) string {
 		switch v := c.Args[k].(type) {
 		case string:
 			args = append(args, fmt.Sprintf("%s:%q", k, v))
-		case bool, float64, nil:
+		case nil:
+			args = append(args, k+":null")
+		case bool, float64:
 			args = append(args, fmt.Sprintf("%s:%v", k, v))
 		}
 	}
