@@ -99,6 +99,15 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 		}
 		fmt.Fprintln(w)
 	}
+	// Why each rule was not checked, rules grouped by the same reasons.
+	byWhy := map[string][]string{}
+	for _, id := range sum.RulesSkipped {
+		key := strings.Join(sum.RuleSkipReasons[id], "; ")
+		byWhy[key] = append(byWhy[key], id)
+	}
+	for _, reason := range sortedKeys(byWhy) {
+		fmt.Fprintf(w, "  not checked, %s: %s\n", reason, strings.Join(byWhy[reason], " "))
+	}
 	for _, reason := range sortedKeys(sum.SkipReasons) {
 		if reason == "not selected" && !verbose {
 			continue

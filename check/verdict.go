@@ -62,6 +62,16 @@ type Result struct {
 	// observe in this run (conformance.NotObserved): coverage leaves them
 	// out.
 	NotObserved []string
+	// notObservedWhy maps each of NotObserved to what the spec said.
+	notObservedWhy map[string]string
+}
+
+// notObservedWhy is why r did not observe rule id.
+func notObservedWhy(r Result, id string) string {
+	if w := r.notObservedWhy[id]; w != "" {
+		return "not observed: " + w
+	}
+	return "not observed"
 }
 
 // ID is "[rules] text", unique enough to name a spec.
@@ -136,8 +146,14 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 			case conformance.EntryEventSource:
 				r.Source = entry.Text
 			case conformance.EntryNotObserved:
-				ids, _, _ := strings.Cut(entry.Text, ": ")
-				r.NotObserved = append(r.NotObserved, strings.Split(ids, ",")...)
+				ids, w, _ := strings.Cut(entry.Text, ": ")
+				for _, id := range strings.Split(ids, ",") {
+					r.NotObserved = append(r.NotObserved, id)
+					if r.notObservedWhy == nil {
+						r.notObservedWhy = map[string]string{}
+					}
+					r.notObservedWhy[id] = w
+				}
 			}
 			if strings.HasPrefix(e.Name, "transcript: ") {
 				entry.Name = strings.TrimPrefix(e.Name, "transcript: ")
@@ -173,8 +189,11 @@ type Summary struct {
 	RulesChecked []string // rules a spec that ran observed
 	// RuleSources maps each checked rule to the event sources its specs
 	// ran through (driver, triggers, none), sorted.
-	RuleSources      map[string][]string
-	RulesSkipped     []string // rules no spec observed: each was skipped or did not observe it
+	RuleSources  map[string][]string
+	RulesSkipped []string // rules no spec observed: each was skipped or did not observe it
+	// RuleSkipReasons maps each skipped rule to why its specs did not
+	// observe it (skip reasons, or what NotObserved said), sorted.
+	RuleSkipReasons  map[string][]string
 	RulesUncheckable []string
 	SkipReasons      map[string]int // reason → specs
 	Conformant       bool
@@ -183,7 +202,13 @@ type Summary struct {
 // Summarize counts verdicts and which rules the run covered.
 func Summarize(results []Result) Summary {
 	s := Summary{Counts: map[Verdict]int{}, SkipReasons: map[string]int{}, RuleSources: map[string][]string{},
-		RulesTotal: len(rules.Table), Conformant: true}
+		RuleSkipReasons: map[string][]string{}, RulesTotal: len(rules.Table), Conformant: true}
+	why := map[string][]string{} // rule → reasons a spec did not observe it
+	addWhy := func(id, reason string) {
+		if !slices.Contains(why[id], reason) {
+			why[id] = append(why[id], reason)
+		}
+	}
 	ran, skipped := map[string]bool{}, map[string]bool{}
 	for _, r := range results {
 		s.Counts[r.Verdict]++
@@ -192,10 +217,14 @@ func Summarize(results []Result) Summary {
 		}
 		for _, id := range r.Rules {
 			switch {
+			case r.Verdict == Skipped && r.Reason == "not selected":
+				// the run did not ask for it: neither checked nor skipped
 			case r.Verdict == Skipped:
 				skipped[id] = true
+				addWhy(id, r.Reason)
 			case slices.Contains(r.NotObserved, id):
 				// labelled, but not observed this time: not coverage
+				addWhy(id, notObservedWhy(r, id))
 			default:
 				ran[id] = true
 				if !slices.Contains(s.RuleSources[id], r.Source) {
@@ -214,6 +243,8 @@ func Summarize(results []Result) Summary {
 			s.RulesChecked = append(s.RulesChecked, rule.ID)
 		case skipped[rule.ID] || notObserved(results, rule.ID):
 			s.RulesSkipped = append(s.RulesSkipped, rule.ID)
+			s.RuleSkipReasons[rule.ID] = why[rule.ID]
+			slices.Sort(s.RuleSkipReasons[rule.ID])
 		}
 		if _, ok := rules.Uncheckable[rule.ID]; ok {
 			s.RulesUncheckable = append(s.RulesUncheckable, rule.ID)

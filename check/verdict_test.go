@@ -164,10 +164,19 @@ func TestCoverageCountsOnlyObservedRules(t *testing.T) {
 			t.Errorf("%s ran through %v, want %s", id, got, src)
 		}
 	}
+	if got := sum.RuleSkipReasons["H-3"]; len(got) != 1 || got[0] != "not observed: no driver" {
+		t.Errorf("why H-3 was not checked: %v", got)
+	}
 	var out strings.Builder
 	WriteText(&out, Meta{Target: "ws://x/ws"}, res, sum, false)
-	if !strings.Contains(out.String(), "event sources: driver H-1; none T-2; triggers E-2 M-2") {
-		t.Errorf("summary lacks the event sources:\n%s", out.String())
+	for _, want := range []string{
+		"event sources: driver H-1; none T-2; triggers E-2 M-2",
+		"not checked, not observed: compares the declared profile: T-4 E-5",
+		"not checked, not observed: no driver: H-3",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
 	}
 }
 

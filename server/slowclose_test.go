@@ -75,7 +75,7 @@ func TestStalledConsumerIsClosedWithinABound(t *testing.T) { // slow consumers
 	ws, id := stallUntilDropped(t, e)
 	ended := func() bool {
 		for _, line := range strings.Split(e.logs.String(), "\n") {
-			if strings.Contains(line, "connection ended") && strings.Contains(line, id) {
+			if strings.Contains(line, "device disconnected") && strings.Contains(line, id) {
 				return true
 			}
 		}

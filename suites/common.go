@@ -22,8 +22,6 @@ var (
 	BeNumerically = gomega.BeNumerically
 )
 
-func gomegaContainSubstring(s string) gomega.OmegaMatcher { return gomega.ContainSubstring(s) }
-
 func gomegaHaveLen(n int) gomega.OmegaMatcher { return gomega.HaveLen(n) }
 
 func gomegaContainElement(v any) gomega.OmegaMatcher { return gomega.ContainElement(v) }

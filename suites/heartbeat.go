@@ -37,7 +37,11 @@ func heartbeatBudget() time.Duration {
 // (1-based) after delay(n), or never when delay(n) < 0. It stops after
 // stopAfter pings, or when the server closes, or at the budget.
 func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, stopAfter int, delay func(n int) time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, heartbeatBudget())
+	// Long enough for stopAfter pings too, when that is more than the
+	// misses that disconnect.
+	prof := conformance.Current().Profile
+	pings := time.Duration(stopAfter)*prof.PingInterval + prof.PongTimeout
+	ctx, cancel := context.WithTimeout(ctx, max(heartbeatBudget(), pings+slack(pings)+conformance.Wait()))
 	defer cancel()
 	tok, err := conformance.Current().MintToken(ctx, 0)
 	if err != nil {

@@ -39,7 +39,7 @@ const platform = "loomi"
 // of the opening turn are taken from c.
 func newTurn(ctx context.Context, c *conformance.Conn) turn {
 	st := askForTurn(ctx, c, "hello "+should.NewID(""))
-	gomega.Expect(st.SessionID).NotTo(gomega.BeEmpty(), "run.started.session_id of the chat's first turn")
+	must.That(st.SessionID != "", "run.started of the chat's first turn names no session_id")
 	takeRun(ctx, c, st.RunID)
 	return turn{task: st.TaskID, session: st.SessionID, id: should.NewID("turn_"), sender: c.Device.ID}
 }
@@ -152,8 +152,8 @@ func (t turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
 // adapter's send(), with metadata notify=true.
 func (t turn) reply(ctx context.Context, text string) {
 	res, err := drv().Send(ctx, driver.SendRequest{ChatID: t.task, Content: text, Metadata: map[string]any{"notify": true}})
-	must.Succeed(err)
-	gomega.Expect(res.Success).To(gomega.BeTrue(), "send(): %+v", res)
+	must.Succeed(err, "driver send")
+	must.That(res.Success, "the adapter's send() of the final reply failed: %+v", res)
 }
 
 // answer is the turn's last model call, iteration it, which streams text

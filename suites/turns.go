@@ -69,19 +69,19 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.answer(ctx, 2, "Both files read.")
 
 		fs := runFramesOf(ctx, c, t.task)
-		Expect(fs[0].Type).To(Equal(lmp.TypeRunStarted), "the turn's first frame")
+		must.Equal("type of the turn's first frame", fs[0].Type, lmp.TypeRunStarted)
 		st := must.Decode[lmp.RunStarted](fs[0])
 		for _, f := range fs {
-			Expect(lmp.Deref(f.RunID)).To(Equal(st.RunID), "every frame of the turn names its run: %s", f.Raw)
+			must.That(lmp.Deref(f.RunID) == st.RunID, "a frame of the turn names another run than its run.started (%s): %s", st.RunID, c.Describe(f))
 		}
-		Expect(countType(fs, lmp.TypeRunToolStarted)).To(Equal(2), "tool calls before the run's terminal frame")
-		Expect(countType(fs, lmp.TypeRunToolFinished)).To(Equal(2), "tool calls finished before the run's terminal frame")
-		Expect(countType(fs, lmp.TypeRunDelta)).To(Equal(1), "the second model call's delta before the run's terminal frame")
+		must.Equal("run.tool_started frames before the run's terminal frame", countType(fs, lmp.TypeRunToolStarted), 2)
+		must.Equal("run.tool_finished frames before the run's terminal frame", countType(fs, lmp.TypeRunToolFinished), 2)
+		must.Equal("run.delta frames of the second model call before the run's terminal frame", countType(fs, lmp.TypeRunDelta), 1)
 		last := fs[len(fs)-1]
-		Expect(last.Type).To(Equal(lmp.TypeRunCompleted), "terminal frame of a turn that completed: %s", last.Raw)
-		Expect(must.Decode[lmp.RunCompleted](last).Status).To(Equal(lmp.RunStatusCompleted))
+		must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
+		must.Equal("run.completed status", must.Decode[lmp.RunCompleted](last).Status, lmp.RunStatusCompleted)
 		for _, f := range afterMarker(ctx, c) {
-			Expect(lmp.Deref(f.RunID)).NotTo(Equal(st.RunID), "a frame after the run's terminal frame: %s", f.Raw)
+			must.That(lmp.Deref(f.RunID) != st.RunID, "a frame after the run's terminal frame: %s", c.Describe(f))
 		}
 	}, conformance.NeedsDriver)
 
@@ -95,9 +95,9 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.answer(ctx, 2, "Two files.")
 		fs := runFramesOf(ctx, c, t.task)
 		done := must.Decode[lmp.RunCompleted](fs[len(fs)-1])
-		Expect(done.Status).To(Equal(lmp.RunStatusCompleted))
-		Expect(done.Text).To(Equal("Two files."), "run.completed.text is the turn's final text, not its first call's")
-		Expect(countType(fs, lmp.TypeRunToolFinished)).To(Equal(1))
+		must.Equal("run.completed status", done.Status, lmp.RunStatusCompleted)
+		must.Equal("run.completed text (the turn's final text, not its first call's)", done.Text, "Two files.")
+		must.Equal("run.tool_finished frames of the run", countType(fs, lmp.TypeRunToolFinished), 1)
 	}, conformance.NeedsDriver)
 
 	conformance.It("F-4", rules.MUST, "a model call that fails and is retried in the same turn does not fail the run", func(ctx ginkgo.SpecContext) {
@@ -111,9 +111,9 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.complete(ctx, "Got through.")
 		fs := runFramesOf(ctx, c, t.task)
 		last := fs[len(fs)-1]
-		Expect(last.Type).To(Equal(lmp.TypeRunCompleted), "a retried error ended the run: %s", last.Raw)
-		Expect(must.Decode[lmp.RunCompleted](last).Status).To(Equal(lmp.RunStatusCompleted), "status of a turn that completed")
-		Expect(countType(fs, lmp.TypeRunStarted)).To(Equal(1), "one run for the turn")
+		must.Equal("terminal frame of a turn whose failed call was retried", last.Type, lmp.TypeRunCompleted)
+		must.Equal("run.completed status of a turn that completed", must.Decode[lmp.RunCompleted](last).Status, lmp.RunStatusCompleted)
+		must.Equal("run.started frames of the turn", countType(fs, lmp.TypeRunStarted), 1)
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1", rules.MUST, "a run whose on_stream_end never arrives ends with the turn's final reply through send()", func(ctx ginkgo.SpecContext) {
@@ -124,7 +124,7 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		// on_stream_end is over 16 KiB: Hermes drops it whole.
 		t.complete(ctx, "A long answer")
 		last := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
-		Expect(last.Type).To(Equal(lmp.TypeRunCompleted), "terminal frame: %s", last.Raw)
+		must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1", rules.SHOULD, "a run whose on_stream_end never arrives still ends at on_session_end, without a final reply (note 17)", func(ctx ginkgo.SpecContext) {
@@ -134,7 +134,7 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.delta(ctx, "partial", lmp.DeltaKindText)
 		t.sessionEnd(ctx, true, false)
 		last := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
-		Expect(last.Type).To(Equal(lmp.TypeRunCompleted), "terminal frame: %s", last.Raw)
+		must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1", rules.SHOULD, "turns of another platform and of subagents are not shown to phones (note 19)", func(ctx ginkgo.SpecContext) {
@@ -165,9 +165,9 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		}
 		for _, f := range afterMarker(ctx, c) {
 			if strings.HasPrefix(f.Type, "run.") {
-				Expect(string(f.Payload)).NotTo(gomegaContainSubstring(marker), "a foreign turn reached the phone: %s", f.Raw)
+				must.That(!strings.Contains(string(f.Payload), marker), "a foreign turn reached the phone: %s", c.Describe(f))
 				for _, ft := range foreign {
-					Expect(string(f.Payload)).NotTo(gomegaContainSubstring(ft.session), "a foreign turn reached the phone: %s", f.Raw)
+					must.That(!strings.Contains(string(f.Payload), ft.session), "a foreign turn reached the phone: %s", c.Describe(f))
 				}
 			}
 		}
@@ -184,8 +184,8 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 			Command: "rm -rf ./build", Description: "recursive delete"})
 		must.Succeed(err)
 		req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
-		Expect(lmp.Deref(req.RunID)).To(Equal(st.RunID), "approval.required.run_id of an approval inside the turn")
-		Expect(lmp.Deref(req.TaskID)).To(Equal(t.task), "approval.required.task_id is the chat's task (note 18)")
+		must.Equal("approval.required run_id of an approval inside the turn", lmp.Deref(req.RunID), st.RunID)
+		must.Equal("approval.required task_id (the chat's task, note 18)", lmp.Deref(req.TaskID), t.task)
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ApprovalID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
 		must.Expect(ctx, c, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
@@ -206,8 +206,8 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		}
 		// The device asked in no other chat: the next run is the chat's.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Type(lmp.TypeRunStarted)))
-		Expect(next.SessionID).NotTo(Equal(first.SessionID), "/new gives the chat a new Hermes session")
-		Expect(next.TaskID).To(Equal(first.TaskID), "task_id of the chat's run after /new")
+		must.That(next.SessionID != first.SessionID, "after /new the chat's run is still in Hermes session %s", first.SessionID)
+		must.Equal("task_id of the chat's run after /new", next.TaskID, first.TaskID)
 		takeRun(ctx, c, next.RunID)
 	}, conformance.NeedsDriver)
 
@@ -222,7 +222,7 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
 		for _, f := range afterMarker(ctx, c) {
 			if f.Type == lmp.TypeNotification {
-				Expect(must.Decode[lmp.Notification](f).Text).NotTo(Equal(reply), "the final reply came again as a notification: %s", f.Raw)
+				must.That(must.Decode[lmp.Notification](f).Text != reply, "the final reply came again as a notification: %s", c.Describe(f))
 			}
 		}
 	}, conformance.NeedsDriver)

@@ -44,7 +44,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.URL, "url", "", "LMP WebSocket URL of the server under test, ws(s)://host/ws; without it an in-process lmp-server is checked")
 	fs.StringVar(&cfg.PairURL, "pair-url", "", "loopback pairing endpoint (POST /internal/pair/new); derived from --url when it is loopback")
 	fs.StringVar(&cfg.TokenCmd, "token-cmd", "", "shell command printing pairing JSON with a \"token\" field, e.g. 'hermes loomi pair --json'")
-	fs.StringVar(&cfg.DriverURL, "driver-url", "", "mock Hermes driver API base URL; without it the specs that need Hermes-side events are skipped")
+	fs.StringVar(&cfg.DriverURL, "driver-url", "", "mock Hermes driver API base URL, the first choice of event source; without it the specs that observe the Hermes side are skipped and events come from --triggers")
 	fs.StringVar(&cfg.CA, "ca", "", "PEM file of CA certificates to trust for wss:// and https://")
 	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.StringVar(&cfg.ServerLog, "server-log", "", "the server's log file, read (never written) to check that no token or credential the run has seen appears in it (S-1); without it that spec is skipped")

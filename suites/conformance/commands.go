@@ -132,10 +132,8 @@ func (t *Target) stopCommand(how Stop) (flag, command string) {
 // Every connection to the server ends: the probes are awaited first.
 func Restart(ctx context.Context, how Stop) error {
 	t := Current()
+	RequireStop(how)
 	flag, command := t.stopCommand(how)
-	if command == "" {
-		ginkgo.Skip("needs " + flag)
-	}
 	AwaitProbes(ctx)
 	start := time.Now()
 	if err := runCommand(ctx, flag, command); err != nil {
@@ -146,6 +144,14 @@ func Restart(ctx context.Context, how Stop) error {
 	}
 	ginkgo.AddReportEntry(string(how), fmt.Sprintf("%s took %v until /health answered", flag, time.Since(start).Round(time.Millisecond)))
 	return nil
+}
+
+// RequireStop skips the running spec when the target has no command to
+// stop the server as how says: a spec calls it before it does anything.
+func RequireStop(how Stop) {
+	if flag, command := Current().stopCommand(how); command == "" {
+		ginkgo.Skip("needs " + flag)
+	}
 }
 
 // WaitHealthy polls GET /health until it answers 200 with {"ok":true},
