@@ -201,7 +201,9 @@ func (l *frameLog) remember(value string) {
 // render returns a frame as a page shows it: every secret known by now
 // replaced by <redacted>:fingerprint (S-1), cut to maxFrameText.
 func (l *frameLog) render(e entry) Frame {
-	f := Frame{ID: e.id, At: e.at, Conn: e.conn, Device: e.device, Dir: "in", Type: e.typ, TaskID: e.taskID, RunID: e.runID}
+	secrets := l.secrets.Load()
+	f := Frame{ID: e.id, At: e.at, Conn: e.conn, Device: e.device, Dir: "in",
+		Type: secrets.redactString(e.typ), TaskID: secrets.redactString(e.taskID), RunID: secrets.redactString(e.runID)}
 	if e.sent {
 		f.Dir = "out"
 	}
@@ -217,7 +219,7 @@ func (l *frameLog) render(e entry) Frame {
 			data = data[:len(data)-1]
 		}
 	}
-	text := strings.ToValidUTF8(string(l.secrets.Load().redact(data)), "\uFFFD")
+	text := strings.ToValidUTF8(string(secrets.redact(data)), "\uFFFD")
 	if e.size > len(e.data) || len(text) > maxFrameText {
 		text = strings.ToValidUTF8(text[:min(len(text), maxFrameText)], "") + "… (" + strconv.Itoa(e.size) + " bytes)"
 	}

@@ -95,6 +95,15 @@ func (s *secretSet) redact(data []byte) []byte {
 	return append(out, data[done:]...)
 }
 
+// redactString is redact for an indexed field: a phone chooses its
+// task_id, and may put anything there.
+func (s *secretSet) redactString(v string) string {
+	if len(v) < minSecret {
+		return v
+	}
+	return string(s.redact([]byte(v)))
+}
+
 // match returns the replacement and length of the secret run begins with.
 func (s *secretSet) match(run []byte) (string, int) {
 	for _, n := range s.lengths {
