@@ -62,3 +62,19 @@ func BenchmarkObserveNil(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRender is what a page pays to read one frame (the run.delta of
+// BenchmarkObserve) with 500 remembered secrets: the redaction the
+// observer no longer does.
+func BenchmarkRender(b *testing.B) {
+	l := newFrameLog()
+	for range 500 {
+		l.remember(benchSecret())
+	}
+	l.observe(server.ObservedFrame{Conn: 1, Sent: true, Data: frame("run.delta", 42, `{"run_id":"run_1","text":"Hello, world","kind":"text","iteration":1}`)})
+	e := l.ring[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		l.render(e)
+	}
+}

@@ -55,8 +55,8 @@ type Activity struct {
 // rendering wait until a page reads the frame (render), on the page's
 // goroutine, with the secrets known by then: most frames are never read.
 type frameLog struct {
-	secrets atomic.Pointer[secretSet]
-	learn   sync.Mutex // serializes the writers of secrets
+	secrets  atomic.Pointer[secretSet]
+	secretMu sync.Mutex // serializes the writers of secrets
 
 	mu       sync.Mutex
 	nextID   int64
@@ -111,13 +111,9 @@ type identity struct {
 func (l *frameLog) observe(of server.ObservedFrame) {
 	now := time.Now()
 	env := scanEnvelope(of.Data)
-	var id identity
+	var device string
 	if typ := string(env.Type); typ == lmp.TypeHello || typ == lmp.TypeHelloOK {
-		// Secrets are learned from every frame that carries them, read by
-		// a page or not, before the frame is published (S-1).
-		_ = json.Unmarshal(env.Payload, &id)
-		l.remember(id.Token)
-		l.remember(id.Credential)
+		device = l.learn(env.Payload)
 	}
 	e := entry{at: lmp.Timestamp(now), conn: of.Conn, sent: of.Sent, seq: env.Seq, hasSeq: env.HasSeq, size: len(of.Data)}
 	if env.TaskID != nil {
@@ -132,8 +128,8 @@ func (l *frameLog) observe(of server.ObservedFrame) {
 	defer l.mu.Unlock()
 	e.typ = l.intern(env.Type)
 	e.data = l.hold(kept)
-	if id.DeviceID != "" {
-		l.bind(of.Conn, id.DeviceID)
+	if device != "" {
+		l.bind(of.Conn, device)
 	}
 	e.device = l.connDev[of.Conn]
 	if a := l.devices[e.device]; a != nil {
@@ -159,6 +155,17 @@ func (l *frameLog) observe(of server.ObservedFrame) {
 			s.lost++
 		}
 	}
+}
+
+// learn remembers the secrets of a hello or hello.ok payload and returns
+// the device it names. Secrets are learned from every frame that carries
+// them, read by a page or not, before the frame is published (S-1).
+func (l *frameLog) learn(payload []byte) (device string) {
+	var id identity
+	_ = json.Unmarshal(payload, &id)
+	l.remember(id.Token)
+	l.remember(id.Credential)
+	return id.DeviceID
 }
 
 // intern returns a frame type as a string shared by the frames of that
@@ -193,9 +200,9 @@ func (l *frameLog) remember(value string) {
 	if cur := l.secrets.Load(); cur.with(value) == cur {
 		return
 	}
-	l.learn.Lock()
+	l.secretMu.Lock()
 	l.secrets.Store(l.secrets.Load().with(value))
-	l.learn.Unlock()
+	l.secretMu.Unlock()
 }
 
 // render returns a frame as a page shows it: every secret known by now
