@@ -75,7 +75,8 @@ func TestStalledConsumerIsClosedWithinABound(t *testing.T) { // slow consumers
 	ws, id := stallUntilDropped(t, e)
 	ended := func() bool {
 		for _, line := range strings.Split(e.logs.String(), "\n") {
-			if strings.Contains(line, "device disconnected") && strings.Contains(line, id) {
+			// The handler's last line names the device (server/connlog.go).
+			if strings.Contains(line, id) && (strings.Contains(line, "connection ended") || strings.Contains(line, "device disconnected")) {
 				return true
 			}
 		}
