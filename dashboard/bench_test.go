@@ -1,24 +1,54 @@
 package dashboard
 
 import (
+	"crypto/rand"
+	"encoding/base64"
+	"strconv"
 	"testing"
 
 	"github.com/loomi-lmp/lmpkit/server"
 )
 
+// benchSecret returns a secret as the server mints them: 32 random bytes,
+// URL-safe base64 (43 characters).
+func benchSecret() string {
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
 // BenchmarkObserve is the cost the dashboard adds to each frame a
-// connection writes (a run.delta), with a few paired devices' secrets to
-// redact; BenchmarkObserveNil is the server without a dashboard.
+// connection writes (a run.delta of a bound device), on the server's
+// goroutine: with 0, 1 and 500 remembered secrets, without a page open and
+// with one live page that reads every frame. BenchmarkObserveNil is the
+// server without a dashboard.
 func BenchmarkObserve(b *testing.B) {
-	l := newFrameLog()
-	for i := 0; i < 8; i++ {
-		l.remember("credential-of-device-number-" + string(rune('a'+i)) + "-0123456789abcdef")
-	}
-	l.bind(1, "dev_a")
-	f := server.ObservedFrame{Conn: 1, Sent: true, Data: frame("run.delta", 42, `{"run_id":"run_1","text":"Hello, world","kind":"text","iteration":1}`)}
-	b.ReportAllocs()
-	for b.Loop() {
-		l.observe(f)
+	for _, page := range []bool{false, true} {
+		for _, secrets := range []int{0, 1, 500} {
+			name := "secrets=" + strconv.Itoa(secrets) + "/page=" + strconv.FormatBool(page)
+			b.Run(name, func(b *testing.B) {
+				l := newFrameLog()
+				for range secrets {
+					l.remember(benchSecret())
+				}
+				l.bind(1, "dev_a")
+				if page {
+					_, s := l.subscribe()
+					done := make(chan struct{})
+					go func() {
+						defer close(done)
+						for range s.frames {
+						}
+					}()
+					b.Cleanup(func() { l.unsubscribe(s); close(s.frames); <-done })
+				}
+				f := server.ObservedFrame{Conn: 1, Sent: true, Data: frame("run.delta", 42, `{"run_id":"run_1","text":"Hello, world","kind":"text","iteration":1}`)}
+				b.ReportAllocs()
+				for b.Loop() {
+					l.observe(f)
+				}
+			})
+		}
 	}
 }
 
@@ -30,5 +60,21 @@ func BenchmarkObserveNil(b *testing.B) {
 		if o != nil {
 			o(f)
 		}
+	}
+}
+
+// BenchmarkRender is what a page pays to read one frame (the run.delta of
+// BenchmarkObserve) with 500 remembered secrets: the redaction the
+// observer no longer does.
+func BenchmarkRender(b *testing.B) {
+	l := newFrameLog()
+	for range 500 {
+		l.remember(benchSecret())
+	}
+	l.observe(server.ObservedFrame{Conn: 1, Sent: true, Data: frame("run.delta", 42, `{"run_id":"run_1","text":"Hello, world","kind":"text","iteration":1}`)})
+	e := l.ring[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		l.render(e)
 	}
 }

@@ -213,7 +213,8 @@ func (d *Dashboard) serveEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case <-d.closed:
 			return
-		case f := <-sub.frames:
+		case e := <-sub.frames:
+			f := d.frames.render(e)
 			if n := d.frames.takeLost(sub); n > 0 {
 				err = send("lost", n)
 			}

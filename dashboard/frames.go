@@ -1,11 +1,11 @@
 package dashboard
 
 import (
-	"bytes"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -48,33 +48,56 @@ type Activity struct {
 
 // frameLog keeps the recent frames, what they tell about each device, and
 // the live pages that follow them.
+//
+// observe runs on the server's connection goroutines for every frame, so
+// it does the least it can: one scan of the envelope (scanEnvelope), a
+// copy of the bytes and a short critical section. Redaction and
+// rendering wait until a page reads the frame (render), on the page's
+// goroutine, with the secrets known by then: most frames are never read.
 type frameLog struct {
+	secrets  atomic.Pointer[secretSet]
+	secretMu sync.Mutex // serializes the writers of secrets
+
 	mu       sync.Mutex
 	nextID   int64
-	ring     []Frame // oldest first, at most keepFrames
+	ring     []entry // circular, at most keepFrames; ring[head] is the oldest once full
+	head     int
+	slab     []byte // where entries' bytes are copied to, a slabSize at a time
+	types    map[string]string
 	devices  map[string]*Activity
 	connDev  map[uint64]string
 	connFIFO []uint64
-	secrets  []string
 	subs     map[*subscriber]struct{}
 }
 
+// slabSize is how much of frames' bytes one allocation holds.
+const slabSize = 64 << 10
+
+// entry is a frame as the log keeps it: indexed, not yet redacted.
+type entry struct {
+	id     int64
+	at     float64
+	conn   uint64
+	device string
+	sent   bool
+	typ    string
+	taskID string
+	runID  string
+	seq    int64
+	hasSeq bool
+	data   []byte // the frame's first maxFrameText bytes, never changed
+	size   int    // the frame's length
+}
+
 type subscriber struct {
-	frames chan Frame
+	frames chan entry
 	lost   int // frames dropped because the page read too slowly; under frameLog.mu
 }
 
 func newFrameLog() *frameLog {
-	return &frameLog{devices: map[string]*Activity{}, connDev: map[uint64]string{}, subs: map[*subscriber]struct{}{}}
-}
-
-// envelope is the part of a frame the log indexes.
-type envelope struct {
-	Type    string          `json:"type"`
-	Seq     *int64          `json:"seq"`
-	TaskID  *string         `json:"task_id"`
-	RunID   *string         `json:"run_id"`
-	Payload json.RawMessage `json:"payload"`
+	l := &frameLog{types: map[string]string{}, devices: map[string]*Activity{}, connDev: map[uint64]string{}, subs: map[*subscriber]struct{}{}}
+	l.secrets.Store(&secretSet{})
+	return l
 }
 
 type identity struct {
@@ -84,87 +107,131 @@ type identity struct {
 }
 
 // observe records one frame. It runs on the server's connection
-// goroutines: it parses the frame once and never blocks.
+// goroutines: it scans the frame once and never blocks.
 func (l *frameLog) observe(of server.ObservedFrame) {
 	now := time.Now()
-	var env envelope
-	_ = json.Unmarshal(of.Data, &env) // a malformed frame is shown as it came
-	var id identity
-	if env.Type == lmp.TypeHello || env.Type == lmp.TypeHelloOK {
-		_ = json.Unmarshal(env.Payload, &id)
+	env := scanEnvelope(of.Data)
+	var device string
+	if typ := string(env.Type); typ == lmp.TypeHello || typ == lmp.TypeHelloOK {
+		device = l.learn(env.Payload)
 	}
-	f := Frame{At: lmp.Timestamp(now), Conn: of.Conn, Dir: "in", Type: env.Type, Seq: env.Seq}
-	if of.Sent {
-		f.Dir = "out"
-	}
+	e := entry{at: lmp.Timestamp(now), conn: of.Conn, sent: of.Sent, seq: env.Seq, hasSeq: env.HasSeq, size: len(of.Data)}
 	if env.TaskID != nil {
-		f.TaskID = *env.TaskID
+		e.taskID = string(env.TaskID)
 	}
 	if env.RunID != nil {
-		f.RunID = *env.RunID
+		e.runID = string(env.RunID)
 	}
+	kept := of.Data[:min(len(of.Data), maxFrameText)]
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.remember(id.Token)
-	l.remember(id.Credential)
-	f.Text = l.redact(of.Data)
-	if id.DeviceID != "" {
-		l.bind(of.Conn, id.DeviceID)
+	e.typ = l.intern(env.Type)
+	e.data = l.hold(kept)
+	if device != "" {
+		l.bind(of.Conn, device)
 	}
-	f.Device = l.connDev[of.Conn]
-	if a := l.devices[f.Device]; a != nil {
-		if of.Sent && env.Seq != nil && *env.Seq > a.LastSeq {
-			a.LastSeq = *env.Seq
+	e.device = l.connDev[of.Conn]
+	if a := l.devices[e.device]; a != nil {
+		if of.Sent && env.HasSeq && env.Seq > a.LastSeq {
+			a.LastSeq = env.Seq
 		}
 		if !of.Sent {
-			a.LastSeen = f.At
+			a.LastSeen = e.at
 		}
 	}
 	l.nextID++
-	f.ID = l.nextID
-	if len(l.ring) >= keepFrames {
-		l.ring = append(l.ring[:0], l.ring[len(l.ring)-keepFrames/2:]...)
+	e.id = l.nextID
+	if len(l.ring) < keepFrames {
+		l.ring = append(l.ring, e)
+	} else {
+		l.ring[l.head] = e
+		l.head = (l.head + 1) % keepFrames
 	}
-	l.ring = append(l.ring, f)
 	for s := range l.subs {
 		select {
-		case s.frames <- f:
+		case s.frames <- e:
 		default:
 			s.lost++
 		}
 	}
 }
 
-// remember adds a secret to the redaction set, forgetting the oldest.
-func (l *frameLog) remember(secret string) {
-	if secret == "" {
-		return
-	}
-	for _, s := range l.secrets {
-		if s == secret {
-			return
-		}
-	}
-	if len(l.secrets) >= keepSecrets {
-		l.secrets = l.secrets[1:]
-	}
-	l.secrets = append(l.secrets, secret)
+// learn remembers the secrets of a hello or hello.ok payload and returns
+// the device it names. Secrets are learned from every frame that carries
+// them, read by a page or not, before the frame is published (S-1).
+func (l *frameLog) learn(payload []byte) (device string) {
+	var id identity
+	_ = json.Unmarshal(payload, &id)
+	l.remember(id.Token)
+	l.remember(id.Credential)
+	return id.DeviceID
 }
 
-// redact renders a frame with every remembered secret replaced, cut to
-// maxFrameText.
-func (l *frameLog) redact(data []byte) string {
-	for _, s := range l.secrets {
-		if bytes.Contains(data, []byte(s)) {
-			data = bytes.ReplaceAll(data, []byte(s), []byte(lmp.Redacted+":"+lmp.Fingerprint(s)))
+// intern returns a frame type as a string shared by the frames of that
+// type, so that indexing one allocates nothing. Under mu.
+func (l *frameLog) intern(typ []byte) string {
+	if s, ok := l.types[string(typ)]; ok {
+		return s
+	}
+	s := string(typ)
+	if len(l.types) < 64 {
+		l.types[s] = s
+	}
+	return s
+}
+
+// hold copies b into the current slab. Under mu.
+func (l *frameLog) hold(b []byte) []byte {
+	if len(b) > cap(l.slab)-len(l.slab) {
+		l.slab = make([]byte, 0, max(slabSize, len(b)))
+	}
+	n := len(l.slab)
+	l.slab = append(l.slab, b...)
+	return l.slab[n:len(l.slab):len(l.slab)]
+}
+
+// remember adds the secrets a token or credential holds to the redaction
+// set, forgetting the oldest.
+func (l *frameLog) remember(value string) {
+	if value == "" {
+		return
+	}
+	if cur := l.secrets.Load(); cur.with(value) == cur {
+		return
+	}
+	l.secretMu.Lock()
+	l.secrets.Store(l.secrets.Load().with(value))
+	l.secretMu.Unlock()
+}
+
+// render returns a frame as a page shows it: every secret known by now
+// replaced by <redacted>:fingerprint (S-1), cut to maxFrameText.
+func (l *frameLog) render(e entry) Frame {
+	secrets := l.secrets.Load()
+	f := Frame{ID: e.id, At: e.at, Conn: e.conn, Device: e.device, Dir: "in",
+		Type: secrets.redactString(e.typ), TaskID: secrets.redactString(e.taskID), RunID: secrets.redactString(e.runID)}
+	if e.sent {
+		f.Dir = "out"
+	}
+	if e.hasSeq {
+		seq := e.seq
+		f.Seq = &seq
+	}
+	data := e.data
+	if e.size > len(data) {
+		// A secret may be cut at the end: drop the last run of URL-safe
+		// base64, whatever it is.
+		for len(data) > 0 && isBase64URL(data[len(data)-1]) {
+			data = data[:len(data)-1]
 		}
 	}
-	text := strings.ToValidUTF8(string(data), "\uFFFD")
-	if len(text) > maxFrameText {
-		text = strings.ToValidUTF8(text[:maxFrameText], "") + "… (" + strconv.Itoa(len(data)) + " bytes)"
+	text := strings.ToValidUTF8(string(secrets.redact(data)), "\uFFFD")
+	if e.size > len(e.data) || len(text) > maxFrameText {
+		text = strings.ToValidUTF8(text[:min(len(text), maxFrameText)], "") + "… (" + strconv.Itoa(e.size) + " bytes)"
 	}
-	return text
+	f.Text = text
+	return f
 }
 
 // bind records that conn authenticated as device, and names the device on
@@ -190,20 +257,27 @@ func (l *frameLog) bind(conn uint64, device string) {
 	if len(a.Conns) > 8 {
 		a.Conns = a.Conns[len(a.Conns)-8:]
 	}
-	for i := len(l.ring) - 1; i >= 0 && i >= len(l.ring)-backfillLook; i-- {
-		if l.ring[i].Conn == conn && l.ring[i].Device == "" {
-			l.ring[i].Device = device
+	for back := 1; back <= min(backfillLook, len(l.ring)); back++ {
+		e := &l.ring[(l.head-back+len(l.ring))%len(l.ring)]
+		if e.conn == conn && e.device == "" {
+			e.device = device
 		}
 	}
 }
 
-// snapshot returns the backlog and subscribes a live page to what follows.
+// subscribe returns the backlog, rendered, and subscribes a live page to
+// what follows: the page renders each entry it receives.
 func (l *frameLog) subscribe() ([]Frame, *subscriber) {
-	s := &subscriber{frames: make(chan Frame, subscriberQ)}
+	s := &subscriber{frames: make(chan entry, subscriberQ)}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.subs[s] = struct{}{}
-	return append([]Frame(nil), l.ring...), s
+	backlog := append(append(make([]entry, 0, len(l.ring)), l.ring[l.head:]...), l.ring[:l.head]...)
+	l.mu.Unlock()
+	frames := make([]Frame, len(backlog))
+	for i, e := range backlog {
+		frames[i] = l.render(e)
+	}
+	return frames, s
 }
 
 func (l *frameLog) unsubscribe(s *subscriber) {

@@ -33,7 +33,7 @@ func (c *conn) logEnd(lasted time.Duration) {
 		c.log.Debug("connection ended", "after", lasted.Round(time.Millisecond).String())
 		return
 	}
-	c.log.Info("device disconnected", "device", c.dev.rec.ID, "after", lasted.Round(time.Millisecond).String())
+	c.log.Info("connection ended", "device", c.dev.rec.ID, "after", lasted.Round(time.Millisecond).String())
 }
 
 // lastSeqAttr is a hello's last_seq for a log line, "none" when absent.

@@ -69,7 +69,7 @@
 //   - The log has an info line for each phone that pairs ("device
 //     paired"), reconnects ("device connected"), sends a message ("message
 //     from device": its task and length, never its text) and goes away
-//     ("device disconnected"), each naming the device; secrets appear only as
+//     ("connection ended"), each naming the device; secrets appear only as
 //     fingerprints (S-1). Config.Observer sees every frame as it crosses
 //     the wire, for tools such as lmp-server's dashboard.
 package server

@@ -11,20 +11,17 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
 
-// Gomega's matchers, for the Hermes-side specs that still use them
-// (turns.go, hermes_args.go); the others fail with the one-line helpers of
-// package must.
+// Gomega's matchers, for the few edge specs that still use them
+// (edges.go, truncation_edges.go); every other spec fails with the
+// one-line helpers of package must.
 var (
-	Expect        = gomega.Expect
-	Equal         = gomega.Equal
-	BeTrue        = gomega.BeTrue
-	BeFalse       = gomega.BeFalse
-	BeNumerically = gomega.BeNumerically
+	Expect  = gomega.Expect
+	Equal   = gomega.Equal
+	BeTrue  = gomega.BeTrue
+	BeFalse = gomega.BeFalse
 )
 
 func gomegaHaveLen(n int) gomega.OmegaMatcher { return gomega.HaveLen(n) }
-
-func gomegaContainElement(v any) gomega.OmegaMatcher { return gomega.ContainElement(v) }
 
 func target() *conformance.Target { return conformance.Current() }
 

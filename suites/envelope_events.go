@@ -22,8 +22,8 @@ var _ = conformance.Section("§2 Envelope", "envelope", func() {
 		for _, chat := range []string{"", should.NewID("task_cf")} {
 			title := should.NewID("note-")
 			res, err := drv().Send(ctx, driver.SendRequest{ChatID: chat, Content: "text of " + title, Metadata: map[string]any{"title": title}})
-			must.Succeed(err)
-			Expect(res.Success).To(BeTrue(), "send(): %+v", res)
+			must.Succeed(err, "driver send of notification %s", title)
+			must.That(res.Success, "the adapter's send() of notification %s: want success, got %s", title, sendFailure(res))
 			frames = append(frames, must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", title))))
 		}
 		t := newTurn(ctx, c)

@@ -3,9 +3,9 @@ package suites
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
-
-	"github.com/onsi/gomega"
 
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -152,8 +152,13 @@ func (t turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
 // adapter's send(), with metadata notify=true.
 func (t turn) reply(ctx context.Context, text string) {
 	res, err := drv().Send(ctx, driver.SendRequest{ChatID: t.task, Content: text, Metadata: map[string]any{"notify": true}})
-	must.Succeed(err, "driver send")
-	must.That(res.Success, "the adapter's send() of the final reply failed: %+v", res)
+	must.Succeed(err, "driver send of the final reply")
+	must.That(res.Success, "the adapter's send() of the final reply: want success, got %s", sendFailure(res))
+}
+
+// sendFailure renders a failed send() result in one line.
+func sendFailure(res driver.SendResponse) string {
+	return fmt.Sprintf("success false, error %q, retryable %t", res.Error, res.Retryable)
 }
 
 // answer is the turn's last model call, iteration it, which streams text
@@ -177,15 +182,15 @@ func notify(ctx context.Context, chat string) string {
 	title := should.NewID("note-")
 	res, err := drv().Send(ctx, driver.SendRequest{ChatID: chat, Content: "text of " + title,
 		Metadata: map[string]any{"category": "result", "title": title, "source": "conformance", "requires_attention": true}})
-	must.Succeed(err)
-	gomega.Expect(res.Success).To(gomega.BeTrue(), "send(): %+v", res)
+	must.Succeed(err, "driver send of notification %s", title)
+	must.That(res.Success, "the adapter's send() of notification %s: want success, got %s", title, sendFailure(res))
 	return title
 }
 
 // calls returns the recorded Hermes calls named name for which keep is true.
 func calls(ctx context.Context, name string, keep func(driver.Call) bool) []driver.Call {
 	list, err := drv().Calls(ctx)
-	must.Succeed(err)
+	must.Succeed(err, "driver calls")
 	var out []driver.Call
 	for _, c := range list.Calls {
 		if c.Name == name && (keep == nil || keep(c)) {
@@ -195,14 +200,75 @@ func calls(ctx context.Context, name string, keep func(driver.Call) bool) []driv
 	return out
 }
 
-// eventuallyCalls waits until at least n matching calls are recorded.
+// eventuallyCalls waits until at least n matching calls are recorded. When
+// they do not come within the usual bound, the failure says how many came
+// and what the calls of that name carried instead.
 func eventuallyCalls(ctx context.Context, n int, name string, keep func(driver.Call) bool) []driver.Call {
-	var got []driver.Call
-	gomega.Eventually(ctx, func() int {
-		got = calls(ctx, name, keep)
-		return len(got)
-	}).WithTimeout(10*time.Second).WithPolling(20*time.Millisecond).Should(gomega.BeNumerically(">=", n), "Hermes calls to %s", name)
-	return got
+	start := time.Now()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		all := calls(ctx, name, nil)
+		got := slices.DeleteFunc(slices.Clone(all), func(c driver.Call) bool { return keep != nil && !keep(c) })
+		if len(got) >= n {
+			return got
+		}
+		if time.Since(start) < conformance.Wait() {
+			select {
+			case <-tick.C:
+				continue
+			case <-ctx.Done():
+			}
+		}
+		must.That(false, "waiting for %d matching Hermes call(s) to %s: got %d after %s; %s",
+			n, name, len(got), time.Since(start).Round(time.Millisecond), describeCalls(all))
+		return nil
+	}
+}
+
+// maxCallsShown bounds the calls a failure lists.
+const maxCallsShown = 4
+
+// describeCalls renders recorded calls in one line, the newest last:
+// handle_message(chat_id:"c1", text:"hi").
+func describeCalls(cs []driver.Call) string {
+	if len(cs) == 0 {
+		return "no call of that name was recorded"
+	}
+	var out []string
+	if len(cs) > maxCallsShown {
+		out = append(out, fmt.Sprintf("%d older", len(cs)-maxCallsShown))
+		cs = cs[len(cs)-maxCallsShown:]
+	}
+	for _, c := range cs {
+		out = append(out, describeCall(c))
+	}
+	return "recorded: " + strings.Join(out, ", ")
+}
+
+// describeCall renders one call with its scalar arguments (and a
+// handle_message's text), in name order.
+func describeCall(c driver.Call) string {
+	var args []string
+	if text := messageText(c); text != "" {
+		args = append(args, fmt.Sprintf("text:%q", text))
+	}
+	keys := make([]string, 0, len(c.Args))
+	for k := range c.Args {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch v := c.Args[k].(type) {
+		case string:
+			args = append(args, fmt.Sprintf("%s:%q", k, v))
+		case nil:
+			args = append(args, k+":null")
+		case bool, float64:
+			args = append(args, fmt.Sprintf("%s:%v", k, v))
+		}
+	}
+	return c.Name + "(" + strings.Join(args, ", ") + ")"
 }
 
 // messageText reads a handle_message call's event text.

@@ -149,6 +149,22 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		}
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
+	// approval.resolved.choice takes any string (note 21) for the outcomes
+	// the spec does not name (a timeout, a cancel), but a device's choice is
+	// one of the four §4 names, passed unchanged (F-8): the frame that tells
+	// the other devices how the approval was settled must carry that choice,
+	// whatever words the server uses elsewhere.
+	conformance.It("M-3,F-1", rules.MUST, "approval.resolved carries the choice the winning device made, unchanged", func(ctx ginkgo.SpecContext) {
+		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
+		for _, choice := range []string{lmp.ChoiceDeny, lmp.ChoiceOnce} {
+			res := newApproval(ctx, a, 0)
+			rid := should.NewID("ar-")
+			must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: choice, RequestID: rid}, rid)
+			r := must.Decode[lmp.ApprovalResolved](must.Expect(ctx, b, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID))))
+			must.Equal(fmt.Sprintf("choice of approval.resolved after device A chose %s", choice), r.Choice, choice)
+		}
+	}, conformance.NeedsEvents)
+
 	conformance.It("M-3,F-1", rules.INFO, "approval.resolved says decided_by remote and the device's choice when a device resolved it, once per approval (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)

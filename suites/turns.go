@@ -94,13 +94,22 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.tool(ctx, true, "terminal", "call_ls")
 		t.answer(ctx, 2, "Two files.")
 		fs := runFramesOf(ctx, c, t.task)
-		done := must.Decode[lmp.RunCompleted](fs[len(fs)-1])
-		must.Equal("run.completed status", done.Status, lmp.RunStatusCompleted)
-		must.Equal("run.completed text (the turn's final text, not its first call's)", done.Text, "Two files.")
-		must.Equal("run.tool_finished frames of the run", countType(fs, lmp.TypeRunToolFinished), 1)
+		last := fs[len(fs)-1]
+		must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
+		done := must.Decode[lmp.RunCompleted](last)
+		var soft must.Soft
+		soft.Equal("run.completed text (the turn's final text, not its first call's)", done.Text, "Two files.")
+		soft.Equal("run.completed status", done.Status, lmp.RunStatusCompleted)
+		soft.Equal("run.tool_finished frames before the run's terminal frame", countType(fs, lmp.TypeRunToolFinished), 1)
+		soft.Done()
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-4", rules.MUST, "a model call that fails and is retried in the same turn does not fail the run", func(ctx ginkgo.SpecContext) {
+	// SHOULD, not MUST: lmp-v1.md §4 sends run.failed from on_stream_end
+	// when its error is non-empty, and Hermes ends every model call with
+	// on_stream_end, a failed one that it retries included. An adapter
+	// that reads the table literally fails the run at that call; not
+	// failing a run whose call is retried is note 17's preferred answer.
+	conformance.It("F-4", rules.SHOULD, "a model call that fails and is retried in the same turn does not fail the run (note 17)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -111,9 +120,11 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.complete(ctx, "Got through.")
 		fs := runFramesOf(ctx, c, t.task)
 		last := fs[len(fs)-1]
-		must.Equal("terminal frame of a turn whose failed call was retried", last.Type, lmp.TypeRunCompleted)
-		must.Equal("run.completed status of a turn that completed", must.Decode[lmp.RunCompleted](last).Status, lmp.RunStatusCompleted)
-		must.Equal("run.started frames of the turn", countType(fs, lmp.TypeRunStarted), 1)
+		must.That(last.Type == lmp.TypeRunCompleted, "terminal frame of a turn whose failed call was retried: want run.completed, got %s", c.Describe(last))
+		var soft must.Soft
+		soft.Equal("run.completed status of a turn that completed", must.Decode[lmp.RunCompleted](last).Status, lmp.RunStatusCompleted)
+		soft.Equal("run.started frames of the turn", countType(fs, lmp.TypeRunStarted), 1)
+		soft.Done()
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1", rules.MUST, "a run whose on_stream_end never arrives ends with the turn's final reply through send()", func(ctx ginkgo.SpecContext) {
@@ -163,14 +174,16 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 			fire(ctx, "on_session_end", map[string]any{"session_id": f.session, "task_id": task, "turn_id": f.id,
 				"completed": true, "interrupted": false, "model": "mock-model", "platform": surfaces[i]}, nil)
 		}
+		var soft must.Soft
 		for _, f := range afterMarker(ctx, c) {
 			if strings.HasPrefix(f.Type, "run.") {
-				must.That(!strings.Contains(string(f.Payload), marker), "a foreign turn reached the phone: %s", c.Describe(f))
-				for _, ft := range foreign {
-					must.That(!strings.Contains(string(f.Payload), ft.session), "a foreign turn reached the phone: %s", c.Describe(f))
+				soft.That(!strings.Contains(string(f.Payload), marker), "a foreign turn's text reached the phone: %s", c.Describe(f))
+				for i, ft := range foreign {
+					soft.That(!strings.Contains(string(f.Payload), ft.session), "the %s turn (session %s) reached the phone: %s", []string{"telegram", "subagent"}[i], ft.session, c.Describe(f))
 				}
 			}
 		}
+		soft.Done()
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-3", rules.SHOULD, "an approval asked inside a tool turn belongs to the turn's run (approval.required.run_id)", func(ctx ginkgo.SpecContext) {
@@ -184,8 +197,13 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 			Command: "rm -rf ./build", Description: "recursive delete"})
 		must.Succeed(err)
 		req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
-		must.Equal("approval.required run_id of an approval inside the turn", lmp.Deref(req.RunID), st.RunID)
-		must.Equal("approval.required task_id (the chat's task, note 18)", lmp.Deref(req.TaskID), t.task)
+		// Both are preferred answers, checked softly: the run_id that of the
+		// turn's run (a run is a turn, note 17), the task_id the chat's
+		// (note 18). The run id's form is the adapter's own: only its
+		// equality with run.started's is checked.
+		var soft must.Soft
+		soft.Equal("approval.required run_id of an approval inside the turn (its run.started's)", lmp.Deref(req.RunID), st.RunID)
+		soft.Equal("approval.required task_id (the chat's task, note 18)", lmp.Deref(req.TaskID), t.task)
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ApprovalID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
 		must.Expect(ctx, c, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
@@ -194,6 +212,7 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.endCall(ctx, 2, "Deleted.", nil)
 		t.complete(ctx, "Deleted.")
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
+		soft.Done()
 	}, conformance.NeedsDriver)
 
 	conformance.It("E-1", rules.SHOULD, "after /new starts a new Hermes session, the chat's runs keep its task_id (note 18)", func(ctx ginkgo.SpecContext) {
@@ -206,9 +225,11 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		}
 		// The device asked in no other chat: the next run is the chat's.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Type(lmp.TypeRunStarted)))
-		must.That(next.SessionID != first.SessionID, "after /new the chat's run is still in Hermes session %s", first.SessionID)
-		must.Equal("task_id of the chat's run after /new", next.TaskID, first.TaskID)
+		var soft must.Soft
+		soft.Equal("task_id of the chat's run after /new", next.TaskID, first.TaskID)
+		soft.That(next.SessionID != first.SessionID, "after /new the chat's run.started still names Hermes session %s", first.SessionID)
 		takeRun(ctx, c, next.RunID)
+		soft.Done()
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-4", rules.SHOULD, "a turn's final reply through send() completes its run and is not also a notification (note 20)", func(ctx ginkgo.SpecContext) {
@@ -220,10 +241,12 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		t.end(ctx, reply, nil)
 		t.complete(ctx, reply)
 		must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
+		var soft must.Soft
 		for _, f := range afterMarker(ctx, c) {
 			if f.Type == lmp.TypeNotification {
-				must.That(must.Decode[lmp.Notification](f).Text != reply, "the final reply came again as a notification: %s", c.Describe(f))
+				soft.That(must.Decode[lmp.Notification](f).Text != reply, "the final reply came again as a notification: %s", c.Describe(f))
 			}
 		}
+		soft.Done()
 	}, conformance.NeedsDriver)
 })

@@ -2,7 +2,6 @@ package suites
 
 import (
 	"slices"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -52,18 +51,11 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		must.Equal("close code", should.AwaitRefusal(ctx, c, err).CloseCode(), lmp.CloseProtocolError)
 	})
 
-	conformance.It("V-1", rules.MUST, "unknown client frame types are ignored: the connection keeps working", func(ctx ginkgo.SpecContext) {
-		c := must.Pair(ctx, "device")
-		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": "x.future_feature", "payload": map[string]any{"a": 1}})
-		must.Send(ctx, c, lmp.Ping{})
-		must.Expect(ctx, c, match.Type(lmp.TypePong))
-		for _, f := range c.Pending() {
-			if f.Type == lmp.TypeError {
-				must.That(!must.Decode[lmp.Error](f).Fatal, "an unknown frame type got a fatal error: %s", c.Describe(f))
-			}
-		}
-		must.That(c.Closed() == nil, "after an unknown frame type, %s", c.State(time.Time{}))
-	})
+	// An unknown client frame type is checked once, in edges.go: V-1 has
+	// receivers ignore unknown types, so it gets no answer at all, neither
+	// a fatal nor a non-fatal error, and the connection keeps working. A
+	// non-fatal error is not ignoring it (issue 12's bug class "an unknown
+	// client type answered with an error").
 
 	conformance.It("V-1", rules.MUST, "unknown fields in client frames are ignored", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)

@@ -418,7 +418,7 @@ func TestLogsPhonesAtInfo(t *testing.T) {
 	}
 	_ = c.Close()
 
-	want := []string{"device paired", "device connected", "message from device", "device disconnected"}
+	want := []string{"device paired", "device connected", "message from device", "connection ended"}
 	seen := map[string]map[string]any{}
 	allSeen := func() bool {
 		for _, m := range want {

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"sync"
@@ -48,7 +49,8 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 
 	var (
 		weClosed atomic.Bool
-		pongs    = make(chan struct{}, 1)
+		pongs    atomic.Int64             // pongs received on this connection
+		pongSig  = make(chan struct{}, 1) // a pong arrived
 		done     = make(chan struct{})
 		mu       sync.Mutex // guards received
 	)
@@ -76,8 +78,9 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 						cancel()
 					}()
 				case lmp.TypePong:
+					pongs.Add(1)
 					select {
-					case pongs <- struct{}{}:
+					case pongSig <- struct{}{}:
 					default:
 					}
 				}
@@ -86,6 +89,7 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 	}()
 
 	open := true
+	maybePings := 0 // steps the server may answer with a pong
 	for _, s := range ep.Steps {
 		if ctx.Err() != nil {
 			break
@@ -103,6 +107,9 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 			typ = websocket.MessageBinary
 		}
 		data := vals(s.Data)
+		if typ == websocket.MessageText && mayBePing(data) {
+			maybePings++
+		}
 		if len(data) > lmp.MaxFrameBytes {
 			o.oversized = true
 		}
@@ -116,24 +123,33 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 		res.sent++
 	}
 	if open && ctx.Err() == nil && !drop {
-		// Drain a pong left over from an episode ping, then wait for the
-		// answer to the sentinel: the server has then read every step.
-		select {
-		case <-pongs:
-		default:
-		}
+		// Wait until the server has read every step (T-6: it answers
+		// frames in order). A pong cannot be told from another, and the
+		// pong of an episode ping may still be on its way: with k steps
+		// that may be answered by a pong, k+1 sentinels make the (k+1)th
+		// pong one of theirs, whatever the server answered to the steps.
+		want := int64(maybePings + 1)
 		wctx, cancel := context.WithTimeout(ctx, t.write)
-		if ws.Write(wctx, websocket.MessageText, sentinel) == nil {
-			select {
-			case <-pongs:
-			case <-done:
-			case <-time.After(t.settle):
-			case <-ctx.Done():
+		for range want {
+			if ws.Write(wctx, websocket.MessageText, sentinel) != nil {
+				open = false
+				break
 			}
-		} else {
-			open = false
 		}
 		cancel()
+		settle := time.After(t.settle)
+	wait:
+		for open && pongs.Load() < want {
+			select {
+			case <-pongSig:
+			case <-done:
+				break wait
+			case <-settle:
+				break wait
+			case <-ctx.Done():
+				break wait
+			}
+		}
 	}
 	select {
 	case <-done:
@@ -166,6 +182,16 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 	}
 	<-done
 	return res
+}
+
+// mayBePing reports whether a server could read data as a ping: its type
+// decodes as one, or it names one in a form a lenient decoder might accept
+// (any case, escapes). Counting too many only costs a sentinel.
+func mayBePing(data []byte) bool {
+	if frameTypeOf(data) == lmp.TypePing {
+		return true
+	}
+	return bytes.Contains(bytes.ToLower(data), []byte(lmp.TypePing)) || bytes.Contains(data, []byte(`\u`))
 }
 
 // frameTypeOf extracts "type" from a small frame without a full decode.

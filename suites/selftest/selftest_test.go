@@ -2,6 +2,7 @@ package selftest
 
 import (
 	"flag"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -180,7 +181,15 @@ func checkPristine(t *testing.T, ms []mutant.Mutant) {
 		t.Fatalf("%v\n%s", err, tail(o.output))
 	}
 	if o.exit != check.ExitConformant || !o.report.Conformant {
-		t.Fatalf("lmp-check failed the pristine server (exit %d)\n%s", o.exit, tail(o.output))
+		// The failing specs first, by name and reason: the output's tail
+		// may hold only the last transcript.
+		var failed []string
+		for _, s := range o.report.Specs {
+			if s.Verdict == string(check.Fail) || s.Verdict == string(check.UnexpectedPass) {
+				failed = append(failed, fmt.Sprintf("%s [%s] %s: %s", s.Verdict, strings.Join(s.Rules, ","), s.Text, s.Reason))
+			}
+		}
+		t.Fatalf("lmp-check failed the pristine server (exit %d):\n%s\n%s", o.exit, strings.Join(failed, "\n"), tail(o.output))
 	}
 	pass := 0
 	for _, s := range o.report.Specs {
