@@ -159,7 +159,8 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		first := replyRun(ctx, c)
 		task := first.TaskID
 		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0)})
-		// A run in another task is the fault: it would come instead.
+		// A server that ignored task_id would start the run in another
+		// task, and this wait would fail.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents)
