@@ -192,8 +192,8 @@ var _ = conformance.Section("§4 task.list", "tasklist", func() {
 	// Hermes reports ended, one it reports active) or the task's run (one
 	// going on, one ended). The spec fails only a server whose statuses
 	// follow neither: one status for all four, which no status_filter can
-	// tell apart. Only the driver can put a session of each state in
-	// Hermes' store.
+	// tell apart (rows with no status at all skip it). Only the driver can
+	// put a session of each state in Hermes' store.
 	conformance.It("F-9", rules.MUST, "task rows of tasks in different states do not all share one status: sessions Hermes' store reports active and ended, runs going on and ended", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own, stop := tasksInStates(ctx, c)
@@ -204,6 +204,11 @@ var _ = conformance.Section("§4 task.list", "tasklist", func() {
 			must.That(ok, "task.list with limit %d does not list %s, %s", manyRows, t.id, t.state)
 		}
 		status, statuses := statusesOf(own, rows)
+		if len(statuses) == 1 && statuses[0] == "" {
+			// lmp-v1.md lists no row fields: a server whose rows carry no
+			// status at all has nothing for this spec to judge.
+			ginkgo.Skip("the server's task rows carry no status: whether a status follows the task's state is not checked")
+		}
 		must.That(len(statuses) > 1, "task.list gave one status, %q, to all of %s: a status that follows no state of the task filters nothing", statuses[0], statesOf(own, status))
 	}, conformance.NeedsDriver)
 })
