@@ -48,7 +48,7 @@ func (s *Server) restoreReplay(mark int64) {
 	var evs []*event
 	if err == nil && len(saved) > 0 {
 		if newest := saved[len(saved)-1].Index; newest != mark {
-			err = fmt.Errorf("it ends at event %d, but numbering went on to %d: the server did not stop cleanly", newest, mark)
+			err = fmt.Errorf("it ends at event %d, but the seq mark is %d: the server did not stop cleanly after saving it", newest, mark)
 		}
 	}
 	for i := 0; err == nil && i < len(saved); i++ {
@@ -70,7 +70,8 @@ func (s *Server) restoreReplay(mark int64) {
 
 // decodeSaved splits a saved frame back into the event it was rendered
 // from, checking that it is that event's frame: a durable type, and
-// rendering it again gives the same bytes.
+// rendering it again gives the same bytes. The event keeps se.Frame's
+// bytes.
 func decodeSaved(se store.SavedEvent) (*event, error) {
 	seq := strconv.AppendInt(nil, se.Index, 10)
 	rest, ok := bytes.CutPrefix(se.Frame, append(eventHead, seq...))
@@ -90,9 +91,8 @@ func decodeSaved(se store.SavedEvent) (*event, error) {
 	if err := json.Unmarshal(head, &env); err != nil || !lmp.IsDurable(env.Type) {
 		return nil, fmt.Errorf("event %d: not a durable event frame (type %q)", se.Index, env.Type)
 	}
-	buf := bytes.Clone(rest)
-	k := i + len(idMark)
-	e := &event{g: se.Index, typ: env.Type, mid: buf[:k:k], tail: buf[k+len(seq):]}
+	k := i + len(idMark) // rest is the frame's own copy (SavedReplay)
+	e := &event{g: se.Index, typ: env.Type, mid: rest[:k:k], tail: rest[k+len(seq):]}
 	if !bytes.Equal(e.appendTo(nil, 0), se.Frame) {
 		return nil, errors.New("event " + string(seq) + ": its frame does not render again as saved")
 	}
