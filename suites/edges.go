@@ -183,7 +183,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		f := must.Expect(ctx, c, match.Run(run.RunID).And(match.Terminal()))
 		status, _ := rawPayload(f)["status"].(string)
 		must.That(slices.Contains([]string{lmp.RunStatusCompleted, lmp.RunStatusFailed, lmp.RunStatusCancelled}, status), "a cancelled run ended with %s: status is not completed, failed or cancelled", c.Describe(f))
-	}, conformance.NeedsDriver)
+	}, conformance.NeedsEvents)
 })
 
 var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
