@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"errors"
+
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/client"
@@ -9,6 +11,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 // envelopeKeys are the fields every server frame carries (E-1).
@@ -42,6 +45,36 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 		must.Send(ctx, again, lmp.Ping{})
 		checkEnvelope(must.Expect(ctx, again, match.Type(lmp.TypePong)))
 	})
+
+	// A refusal is written apart from every other frame, just before the
+	// close; a server may also close without one, which passes.
+	conformance.It("E-1,E-3", rules.MUST, "the error frame of a refused hello carries the full envelope too", func(ctx ginkgo.SpecContext) {
+		tok := must.Token(ctx)
+		c := must.Dial(ctx, "device from the future")
+		c.LearnSecret(conformance.SecretToken, tok)
+		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeHello, "payload": map[string]any{
+			"protocol_version": 99, "token": tok,
+			"device_info": map[string]any{"model": "m", "os": "o", "app_version": "1"},
+		}})
+		f, err := should.Expect(ctx, c, match.Type(lmp.TypeError))
+		var ce *client.CloseError
+		if errors.As(err, &ce) {
+			ginkgo.AddReportEntry("refusal", "the hello was refused with a close and no error frame: no envelope to check")
+			return
+		}
+		must.Succeed(err, "the answer to a hello with protocol_version 99")
+		checkEnvelope(f)
+	})
+
+	// The app drops a frame whose seq is below one it processed (§2), so a
+	// pong or a reply numbered below an event sent before it is lost to it.
+	conformance.It("E-2", rules.MUST, "a connection-scoped frame never carries a seq below that of a durable event sent before it", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		high := highestSeq(c, takeBatch(ctx, c, notifications(ctx, c, 2)))
+		must.Send(ctx, c, lmp.Ping{})
+		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))
+		must.That(pong.Seq >= high, "pong has seq %d, below seq %d of a durable event sent before it (E-2)", pong.Seq, high)
+	}, conformance.NeedsEvents)
 
 	conformance.It("E-2", rules.SHOULD, "connection-scoped frames carry the device's current seq without advancing it (note 2)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
