@@ -66,6 +66,22 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 		checkEnvelope(f)
 	})
 
+	// Revocation ends a connection that has had events: its error frame,
+	// if it sends one, is numbered among them. A close alone passes.
+	conformance.It("E-1,E-2,E-3", rules.MUST, "the error frame ending a revoked device's open connection carries the full envelope and a seq not below the events sent before it", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		high := highestSeq(c, takeBatch(ctx, c, notifications(ctx, c, 2)))
+		revoke(ctx, c.Device.ID)
+		f, err := should.Expect(ctx, c, match.Type(lmp.TypeError))
+		if err != nil && !errors.Is(err, conformance.ErrInvalidFrame) {
+			ginkgo.AddReportEntry("revocation", "no error frame before the connection's end: no envelope to check: "+err.Error())
+			return
+		}
+		must.Succeed(err, "the error frame ending the revoked device's connection")
+		checkEnvelope(f)
+		must.That(f.Seq >= high, "the error frame ending the connection has seq %d, below seq %d of a durable event sent before it (E-2)", f.Seq, high)
+	}, conformance.NeedsEvents)
+
 	// The app drops a frame whose seq is below one it processed (§2), so a
 	// pong or a reply numbered below an event sent before it is lost to it.
 	conformance.It("E-2", rules.MUST, "a connection-scoped frame never carries a seq below that of a durable event sent before it", func(ctx ginkgo.SpecContext) {
