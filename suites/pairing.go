@@ -87,6 +87,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		must.Succeed(err)
 		must.Equal("pairing JSON v", pr.V, 1)
 		must.That(pr.Token != "", "the pairing JSON has an empty token")
+		must.That(pr.Name != "", "the pairing JSON has an empty name: P-2 puts the host's name there")
 		must.That(wsURL.MatchString(pr.URL), "pairing JSON url %q is not a ws:// or wss:// URL", pr.URL)
 		if t.PairURL != "" {
 			// The raw JSON must hold every QR field, fp and name included
