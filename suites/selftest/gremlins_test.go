@@ -26,7 +26,8 @@ import (
 // LMP_GREMLINS_EVERY takes every n-th mutation point (default 1: all);
 // LMP_GREMLINS_ONLY, a comma-separated list of file:line:column, takes
 // those points instead; LMP_GREMLINS_RUNS is how many lmp-check runs go at once (default
-// maxRuns), for a machine that others share.
+// maxRuns), for a machine that others share; LMP_GREMLINS_STRICT=1 runs
+// lmp-check with --strict (a failing SHOULD spec kills too).
 func TestSecondOpinion(t *testing.T) {
 	report := os.Getenv("LMP_GREMLINS")
 	if report == "" {
@@ -52,6 +53,10 @@ func TestSecondOpinion(t *testing.T) {
 			sample = append(sample, p)
 		}
 	}
+	var args []string
+	if os.Getenv("LMP_GREMLINS_STRICT") == "1" {
+		args = append(args, "--strict")
+	}
 	start := time.Now()
 	verdicts := make([]gremlinVerdict, len(sample))
 	builds, runs := make(chan struct{}, min(maxBuilds, parallel)), make(chan struct{}, parallel)
@@ -60,12 +65,16 @@ func TestSecondOpinion(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			verdicts[i] = g.check(t.TempDir(), builds, runs)
+			verdicts[i] = g.check(t.TempDir(), builds, runs, args...)
 			t.Logf("%s:%d:%d %s: %s", g.File, g.Line, g.Column, g.Type, verdicts[i])
 		}()
 	}
 	wg.Wait()
-	out := secondOpinion(points, sample, verdicts, every, parallel, time.Since(start))
+	mode := "lmp-check's default mode"
+	if len(args) > 0 {
+		mode = "lmp-check " + strings.Join(args, " ")
+	}
+	out := secondOpinion(points, sample, verdicts, every, parallel, mode, time.Since(start))
 	t.Log(out)
 	if path := os.Getenv("LMP_GREMLINS_OUT"); path != "" {
 		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
@@ -116,7 +125,7 @@ func (v gremlinVerdict) String() string {
 
 // secondOpinion renders the score, the counts by mutator and the table of
 // the points that were not plainly killed, as Markdown.
-func secondOpinion(points, sample []gremlin, verdicts []gremlinVerdict, every, parallel int, wall time.Duration) string {
+func secondOpinion(points, sample []gremlin, verdicts []gremlinVerdict, every, parallel int, mode string, wall time.Duration) string {
 	kinds := []string{killed, lived, notViable, harnessed}
 	counts := map[string]int{}
 	byType := map[string]map[string]int{}
@@ -137,8 +146,8 @@ func secondOpinion(points, sample []gremlin, verdicts []gremlinVerdict, every, p
 	slices.Sort(types)
 	var out bytes.Buffer
 	k, l := counts[killed], counts[lived]
-	fmt.Fprintf(&out, "%d mutation points of %d sampled (every %d-th), %d lmp-check runs at a time, %s of wall time; %d killed, %d lived, %d not viable (do not compile), %d errors; score %.1f %% (killed of killed and lived)\n\n",
-		len(sample), len(points), every, parallel, wall.Round(time.Second), k, l, counts[notViable], counts[harnessed], 100*float64(k)/float64(max(k+l, 1)))
+	fmt.Fprintf(&out, "%d mutation points of %d sampled (every %d-th), %s, %d runs at a time, %s of wall time; %d killed, %d lived, %d not viable (do not compile), %d errors; score %.1f %% (killed of killed and lived)\n\n",
+		len(sample), len(points), every, mode, parallel, wall.Round(time.Second), k, l, counts[notViable], counts[harnessed], 100*float64(k)/float64(max(k+l, 1)))
 	fmt.Fprintf(&out, "| mutator | %s |\n|---|---|---|---|---|\n", strings.Join(kinds, " | "))
 	for _, ty := range types {
 		fmt.Fprintf(&out, "| %s |", ty)
@@ -228,8 +237,8 @@ func (g gremlin) mutate(src []byte) ([]byte, error) {
 }
 
 // check builds lmp-check with the mutation and runs every spec, in the
-// default mode.
-func (g gremlin) check(dir string, builds, runs chan struct{}) gremlinVerdict {
+// default mode or with args.
+func (g gremlin) check(dir string, builds, runs chan struct{}, args ...string) gremlinVerdict {
 	fail := func(err error) gremlinVerdict {
 		return gremlinVerdict{kind: harnessed, detail: strings.SplitN(err.Error(), "\n", 2)[0]}
 	}
@@ -253,7 +262,7 @@ func (g gremlin) check(dir string, builds, runs chan struct{}) gremlinVerdict {
 	}
 	runs <- struct{}{}
 	defer func() { <-runs }()
-	o, err := runCheck(bin)
+	o, err := runCheck(bin, args...)
 	return gremlinJudge(o, err)
 }
 
