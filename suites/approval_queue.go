@@ -59,4 +59,28 @@ var _ = conformance.Section("§4 Approvals of one task", "approvalqueue", func()
 		must.That(len(calls) == 1, "resolving the older approval %s called resolve_gateway_approval %d times: %s", older.ApprovalID, len(calls), describeCalls(calls))
 		must.Equal("resolve_gateway_approval choice for the older approval (F-8: unchanged)", calls[0].Args["choice"], lmp.ChoiceDeny)
 	}, conformance.NeedsDriver)
+
+	// Hermes' stream hooks reach plugins through queues, its approval hooks
+	// synchronously (hermes.md): pre_approval_request can overtake the
+	// turn's first on_stream_start, and it is the first hook of a turn
+	// whose pre_llm_call named no chat of the adapter's. Its turn_id names
+	// the turn all the same. The run an approval belongs to is a preferred
+	// answer (note 17: a run is a turn), so SHOULD.
+	conformance.It("H-3", rules.SHOULD, "an approval that is the first hook of its turn belongs to that turn's run (note 17)", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		t := newTurn(ctx, c)
+		res, err := drv().Approval(ctx, driver.ApprovalRequest{TaskID: t.task, TurnID: t.id, ToolCallID: "call_early",
+			Command: "rm -rf /tmp/" + should.NewID("early"), Description: "before the stream", TimeoutMS: time.Minute.Milliseconds()})
+		must.Succeed(err)
+		req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
+		must.That(lmp.Deref(req.RunID) != "", "approval.required of a turn whose approval came first has run_id null")
+		t.hook(ctx, "on_stream_start", nil)
+		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunStarted))))
+		must.Equal("approval.required run_id (its turn's run.started's)", lmp.Deref(req.RunID), st.RunID)
+		rid := should.NewID("rq-")
+		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ApprovalID, Choice: lmp.ChoiceDeny, RequestID: rid}, rid)
+		t.end(ctx, "Not deleted.", nil)
+		t.complete(ctx, "Not deleted.")
+		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
+	}, conformance.NeedsDriver)
 })
