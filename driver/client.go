@@ -146,3 +146,16 @@ func (c *Client) Session(ctx context.Context, req SessionRequest) (SessionRespon
 	err := c.do(ctx, http.MethodPost, RouteSession, req, &r)
 	return r, err
 }
+
+// Hold makes Hermes slow to answer the adapter's next matching call, until
+// Release or the hold's bound (see HoldRequest).
+func (c *Client) Hold(ctx context.Context, req HoldRequest) (HoldResponse, error) {
+	var r HoldResponse
+	err := c.do(ctx, http.MethodPost, RouteHold, req, &r)
+	return r, err
+}
+
+// Release ends a hold: its held call, if any, is answered now.
+func (c *Client) Release(ctx context.Context, req ReleaseRequest) error {
+	return c.do(ctx, http.MethodPost, RouteRelease, req, &OK{})
+}

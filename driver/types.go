@@ -15,6 +15,8 @@ const (
 	RouteScenarios = "/scenarios" // GET: ScenarioList
 	RouteCalls     = "/calls"     // GET: CallList; DELETE: OK
 	RouteSession   = "/session"   // POST SessionRequest: SessionResponse
+	RouteHold      = "/hold"      // POST HoldRequest: HoldResponse
+	RouteRelease   = "/release"   // POST ReleaseRequest: OK
 )
 
 // Profile is the server's effective timing profile. Durations are in
@@ -185,6 +187,10 @@ type Call struct {
 	Args   map[string]any `json:"args"`
 	Result any            `json:"result,omitempty"`
 	At     float64        `json:"at"` // float epoch seconds
+	// Held is true while a hold (POST /hold) keeps Hermes from answering
+	// the call: it is recorded when it arrives, and gets its Result when
+	// Hermes answers.
+	Held bool `json:"held,omitempty"`
 }
 
 // CallList answers GET /calls, oldest first.
@@ -212,6 +218,38 @@ type SessionRequest struct {
 type SessionResponse struct {
 	TaskID    string `json:"task_id"`
 	SessionID string `json:"session_id,omitempty"`
+}
+
+// HoldCalls are the calls a hold can hold.
+var HoldCalls = []string{"resolve_gateway_approval"}
+
+// HoldRequest makes Hermes slow to answer the adapter's next call of Call
+// whose arguments include Args (by Hermes' names, compared as JSON
+// values; any call of that name when Args is empty): the call is recorded
+// in GET /calls at once, with held true, and Hermes neither acts on it nor
+// answers it until the hold is released (POST /release), or TimeoutMS
+// passes (30 s when zero), or the caller gives up. Then Hermes does what
+// the call asks, as it would have at once, and answers. This is real
+// Hermes under load: resolve_gateway_approval is a synchronous function
+// behind one process-wide lock (tools/approval.py), which an adapter on the
+// gateway's event loop calls off the loop, so its answer can come long
+// after the call. A hold that no call took before its bound ends unused.
+type HoldRequest struct {
+	Call      string         `json:"call"`
+	Args      map[string]any `json:"args,omitempty"`
+	TimeoutMS int64          `json:"timeout_ms,omitempty"`
+}
+
+// HoldResponse names the hold, for POST /release.
+type HoldResponse struct {
+	HoldID string `json:"hold_id"`
+}
+
+// ReleaseRequest ends a hold: the held call, if any, is answered now. A
+// hold that has ended already (released, or its bound passed) releases
+// nothing and is not an error.
+type ReleaseRequest struct {
+	HoldID string `json:"hold_id"`
 }
 
 // OK is the body of a request that returns nothing else.

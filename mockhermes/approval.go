@@ -336,6 +336,27 @@ func (m *Mock) settleLocked(p *approval, o outcome) {
 // returns how many it resolved, 0 when none. The choice is stored
 // unvalidated (F-8): deny blocks, anything else grants.
 func (m *Mock) ResolveGatewayApproval(ctx context.Context, sessionKey, choice string, resolveAll bool, reason, requestID string) (int, error) {
+	args := map[string]any{
+		"session_key": sessionKey, "choice": choice, "resolve_all": resolveAll,
+		"reason": none(reason), "request_id": none(requestID),
+	}
+	if h := m.holds.take("resolve_gateway_approval", args); h != nil {
+		// Held (driver POST /hold): recorded now, acted on and answered
+		// when released, as a call blocked on Hermes' approval lock is.
+		seq := m.rec.addHeld("resolve_gateway_approval", args)
+		h.wait(ctx, m.ctx)
+		n := m.resolveApprovals(sessionKey, choice, resolveAll, requestID)
+		m.rec.answered(seq, n)
+		return n, nil
+	}
+	n := m.resolveApprovals(sessionKey, choice, resolveAll, requestID)
+	m.rec.add("resolve_gateway_approval", args, n)
+	return n, nil
+}
+
+// resolveApprovals is resolve_gateway_approval's effect: it settles the
+// approvals the call names and returns how many.
+func (m *Mock) resolveApprovals(sessionKey, choice string, resolveAll bool, requestID string) int {
 	m.mu.Lock()
 	now := time.Now()
 	for _, p := range slices.Clone(m.approvals[sessionKey]) {
@@ -362,12 +383,7 @@ func (m *Mock) ResolveGatewayApproval(ctx context.Context, sessionKey, choice st
 		m.rememberLocked(p, choice)
 	}
 	m.mu.Unlock()
-
-	m.rec.add("resolve_gateway_approval", map[string]any{
-		"session_key": sessionKey, "choice": choice, "resolve_all": resolveAll,
-		"reason": none(reason), "request_id": none(requestID),
-	}, len(picked))
-	return len(picked), nil
+	return len(picked)
 }
 
 // rememberLocked keeps a session or always grant: tools/approval.py

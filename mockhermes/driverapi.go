@@ -25,6 +25,8 @@ var driverSchemas = map[string]string{
 	driver.RouteApproval: "driver/approval-request",
 	driver.RoutePlay:     "driver/play-request",
 	driver.RouteSession:  "driver/session-request",
+	driver.RouteHold:     "driver/hold-request",
+	driver.RouteRelease:  "driver/release-request",
 }
 
 // DriverHandler serves the driver API at driver.Prefix + route: full paths,
@@ -59,6 +61,8 @@ func (m *Mock) DriverHandler(p driver.Profile) http.Handler {
 	route(driver.RouteScenarios, http.MethodGet, d.scenarios)
 	route(driver.RouteCalls, http.MethodGet, d.calls)
 	route(driver.RouteSession, http.MethodPost, d.session)
+	route(driver.RouteHold, http.MethodPost, d.hold)
+	route(driver.RouteRelease, http.MethodPost, d.release)
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
 		writeErr(w, http.StatusNotFound, fmt.Sprintf("no driver route %s (routes live under %s)", req.URL.Path, driver.Prefix))
 	})
@@ -268,6 +272,31 @@ func (d *driverAPI) session(w http.ResponseWriter, r *http.Request) {
 		resp.TaskID, resp.SessionID = req.TaskID, id
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+func (d *driverAPI) hold(w http.ResponseWriter, r *http.Request) {
+	var req driver.HoldRequest
+	if !decode(w, r, driver.RouteHold, &req) {
+		return
+	}
+	id, err := d.m.Hold(req.Call, req.Args, time.Duration(req.TimeoutMS)*time.Millisecond)
+	if err != nil {
+		writeErr(w, http.StatusBadRequest, "/hold: "+err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, driver.HoldResponse{HoldID: id})
+}
+
+func (d *driverAPI) release(w http.ResponseWriter, r *http.Request) {
+	var req driver.ReleaseRequest
+	if !decode(w, r, driver.RouteRelease, &req) {
+		return
+	}
+	if err := d.m.Release(req.HoldID); err != nil {
+		writeErr(w, http.StatusBadRequest, fmt.Sprintf("/release: hold_id %q: %v", req.HoldID, err))
+		return
+	}
+	writeJSON(w, http.StatusOK, driver.OK{OK: true})
 }
 
 var _ server.Hermes = (*Mock)(nil)

@@ -34,6 +34,8 @@ var responseSchemas = map[string]string{
 	"GET " + driver.RouteCalls:     "driver/call-list",
 	"DELETE " + driver.RouteCalls:  "driver/ok",
 	"POST " + driver.RouteSession:  "driver/session-response",
+	"POST " + driver.RouteHold:     "driver/hold-response",
+	"POST " + driver.RouteRelease:  "driver/ok",
 }
 
 func (s *schemaCheckingTransport) RoundTrip(req *http.Request) (*http.Response, error) {

@@ -105,6 +105,7 @@ type Mock struct {
 	grantedAlways  map[string]bool
 	crossN         int // crosstalk turns played, to alternate platforms
 	rec            recorder
+	holds          holds // calls Hermes is slow to answer (driver POST /hold)
 }
 
 var _ server.Hermes = (*Mock)(nil)

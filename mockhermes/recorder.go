@@ -20,15 +20,38 @@ type recorder struct {
 }
 
 func (r *recorder) add(name string, args map[string]any, result any) {
+	r.record(name, args, result, false)
+}
+
+// addHeld records a call Hermes has not answered yet (held) and returns
+// its seq, for answered.
+func (r *recorder) addHeld(name string, args map[string]any) int64 {
+	return r.record(name, args, nil, true)
+}
+
+func (r *recorder) record(name string, args map[string]any, result any, held bool) int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
 	r.calls = append(r.calls, driver.Call{
 		Seq: r.seq, Name: name, Args: jsonShape(args), Result: result,
-		At: lmp.Timestamp(time.Now()),
+		At: lmp.Timestamp(time.Now()), Held: held,
 	})
 	if len(r.calls) > maxCalls {
 		r.calls = append([]driver.Call(nil), r.calls[len(r.calls)-maxCalls:]...)
+	}
+	return r.seq
+}
+
+// answered gives the held call seq its result.
+func (r *recorder) answered(seq int64, result any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := range r.calls {
+		if r.calls[i].Seq == seq {
+			r.calls[i].Held, r.calls[i].Result = false, result
+			return
+		}
 	}
 }
 

@@ -11,17 +11,13 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
 
-// Gomega's matchers, for the few edge specs that still use them
-// (edges.go, truncation_edges.go); every other spec fails with the
-// one-line helpers of package must.
+// Gomega's matchers, for the few specs that still use them
+// (envelope_events.go); every other spec fails with the one-line helpers
+// of package must.
 var (
-	Expect  = gomega.Expect
-	Equal   = gomega.Equal
-	BeTrue  = gomega.BeTrue
-	BeFalse = gomega.BeFalse
+	Expect = gomega.Expect
+	Equal  = gomega.Equal
 )
-
-func gomegaHaveLen(n int) gomega.OmegaMatcher { return gomega.HaveLen(n) }
 
 func target() *conformance.Target { return conformance.Current() }
 

@@ -22,7 +22,7 @@ func checkEnvelope(f client.Frame) {
 		_, ok := env[k]
 		must.That(ok, "%s frame lacks envelope field %q (E-1): %s", f.Type, k, f.Raw)
 	}
-	must.Equal(f.Type+" frame: v", f.V, lmp.Version)
+	must.Equal(f.Type+" frame: v (an integer)", env["v"], float64(lmp.Version))
 	must.Equal(f.Type+" frame: event_id (E-3: e_<seq>)", f.EventID, lmp.EventID(f.Seq))
 	_, isObject := env["payload"].(map[string]any)
 	must.That(isObject, "%s frame: payload is not an object (E-1)", f.Type)

@@ -156,28 +156,4 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 		src, _ := ev["source"].(map[string]any)
 		must.Equal(fmt.Sprintf("handle_message chat_id of a session.send with task_id %s", s.TaskID), src["chat_id"], s.TaskID)
 	}, conformance.NeedsDriver)
-
-	conformance.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
-		c := must.Pair(ctx, "device")
-		// A run that ended by itself: the chat's opening turn.
-		run1 := askForTurn(ctx, c, "hello "+should.NewID(""))
-		task := run1.TaskID
-		takeRun(ctx, c, run1.RunID)
-		rid := should.NewID("rq-")
-		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: "/mock long", RequestID: rid}, rid)
-		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted), match.M{Desc: "another run", Fn: func(f client.Frame) bool { return f.RunID != nil && *f.RunID != run1.RunID }})))
-		stops := func() int { return len(calls(ctx, "handle_message", withText("/stop"))) }
-		before := stops()
-		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
-		must.Send(ctx, c, lmp.Ping{})
-		must.Expect(ctx, c, match.Type(lmp.TypePong))
-		// The pong follows the cancel: the server has handled it.
-		after := stops()
-		must.That(after == before, "cancelling ended run %s sent Hermes /stop (run %s is the task's current one): %d /stop message(s), %d before", run1.RunID, run2.RunID, after, before)
-		for _, f := range c.Pending() {
-			must.That(!match.Run(run2.RunID).And(match.Terminal()).Match(f), "cancelling ended run %s ended run %s: %s", run1.RunID, run2.RunID, c.Describe(f))
-		}
-		must.Send(ctx, c, lmp.RunCancel{RunID: run2.RunID})
-		must.Expect(ctx, c, match.Run(run2.RunID).And(match.Terminal()))
-	}, conformance.NeedsDriver)
 })

@@ -7,7 +7,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -24,8 +23,26 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
-		got := len(executions(ctx, c, task))
+		got, _ := executions(ctx, c, task)
 		must.That(got == 1, "a session.send sent twice with one request_id produced %d notifications, want 1: the repeat was executed again", got)
+	}, conformance.NeedsEvents)
+
+	// The window belongs to the device, not to a connection: an app resends
+	// a request after its connection dropped, and §5 names no connection.
+	conformance.It("I-1", rules.MUST, "a session.send repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
+		a := must.Pair(ctx, "device")
+		task := ownTask(ctx, a)
+		text := conformance.Events().Text("notifications", 1)
+		rid := should.NewID("rq-")
+		must.Request(ctx, a, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		got, seen := executions(ctx, a, task)
+		must.That(got == 1, "a session.send produced %d notifications, want 1", got)
+		must.Succeed(a.CloseNow(), "close the first connection")
+		// Caught up to what a saw: whatever b gets comes after it.
+		b := must.Connect(ctx, "device again", a.Device, &seen)
+		must.Request(ctx, b, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		again, _ := executions(ctx, b, task)
+		must.That(again == 0, "request %s, repeated on a later connection of the device, produced %d notifications: it was executed again", rid, again)
 	}, conformance.NeedsEvents)
 
 	conformance.It("I-1", rules.SHOULD, "session.send is acknowledged with the resulting task_id, and a repeat gets the same acknowledgement again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
@@ -50,7 +67,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		must.Equal("type of the frame answering session.send", f.Type, lmp.TypeAck)
 	}, conformance.NeedsEvents)
 
-	conformance.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids, the newest included once the window is full", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)
 		text := conformance.Events().Text("notifications", 1)
@@ -58,15 +75,18 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		prefix := should.NewID("w-")
 		// One request at a time: paced, so that no consumer of the shared
 		// server is flooded.
-		for i := range n {
-			rid := fmt.Sprintf("%s-%d", prefix, i)
-			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		rid := func(i int) string { return fmt.Sprintf("%s-%d", prefix, i) }
+		// n+1 requests overflow a window of n by one: the first is the one
+		// a server may forget.
+		for i := range n + 1 {
+			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid(i)}, rid(i))
 		}
-		// The oldest of the last n is still remembered.
-		rid0 := prefix + "-0"
-		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid0}, rid0)
-		got := len(executions(ctx, c, task))
-		must.That(got == n, "%d requests and a repeat of the oldest produced %d notifications, want %d: request %s was executed twice within the window", n, got, n, rid0)
+		// The oldest and the newest of the last n are still remembered.
+		for _, i := range []int{1, n} {
+			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid(i)}, rid(i))
+		}
+		got, _ := executions(ctx, c, task)
+		must.That(got == n+1, "%d requests and repeats of the oldest and the newest of the last %d produced %d notifications, want %d: %s or %s was executed twice within the window", n+1, n, got, n+1, rid(1), rid(n))
 	}, conformance.NeedsEvents, ginkgo.SpecTimeout(time.Minute))
 
 	conformance.It("I-1,H-5,F-8", rules.MUST, "a repeated approval.resolve is not executed again; the choice reaches resolve_gateway_approval unchanged", func(ctx ginkgo.SpecContext) {
@@ -74,14 +94,20 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		res := newApproval(ctx, c, 0)
 		rid := should.NewID("ar-")
 		first := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid}, rid)
-		must.That(first.Type != lmp.TypeError, "the first approval.resolve was refused: %s", c.Describe(first))
+		must.That(first.Type != lmp.TypeError, "the first approval.resolve of a pending approval was refused: %s", c.Describe(first))
 		second := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid}, rid)
+		must.Equal("the repeated approval.resolve's answer type (I-1, note 7: the earlier result)", second.Type, first.Type)
 		must.Equal("the repeated approval.resolve's answer (I-1, note 7: the earlier result)", string(second.Payload), string(first.Payload))
-		got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ID))
-		must.Equal("resolve_gateway_approval calls", len(got), 1)
-		must.Equal("the choice passed to resolve_gateway_approval", got[0].Args["choice"], lmp.ChoiceSession)
-		must.Equal("the session_key passed to resolve_gateway_approval", got[0].Args["session_key"], res.SessionKey)
-	}, conformance.NeedsDriver)
+		if conformance.Events().Source() != conformance.SourceDriver {
+			conformance.NotObserved("H-5,F-8", "without --driver-url what reached resolve_gateway_approval is not seen")
+		}
+		hermesHalf(func() {
+			got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ID))
+			must.Equal("resolve_gateway_approval calls", len(got), 1)
+			must.Equal("the choice passed to resolve_gateway_approval", got[0].Args["choice"], lmp.ChoiceSession)
+			must.Equal("the session_key passed to resolve_gateway_approval", got[0].Args["session_key"], res.SessionKey)
+		})
+	}, conformance.NeedsEvents, conformance.DriverFirst)
 
 	conformance.It("I-2", rules.MUST, "resolving an already resolved approval returns error already_resolved", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
@@ -111,25 +137,31 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 // takes that notification from c: the requests that follow go into it, and
 // only their events count.
 func ownTask(ctx context.Context, c *conformance.Conn) string {
-	_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events().Text("notifications", 1)})
-	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(task)))
-	return task
+	return oneNotification(ctx, c, nil)
+}
+
+// oneNotification sends the trigger of one notification into task (a new
+// task when nil), takes the notification from c, and returns its task:
+// what the server sent in that task before it has reached c.
+func oneNotification(ctx context.Context, c *conformance.Conn, task *string) string {
+	_, in := sendTrigger(ctx, c, lmp.SessionSend{TaskID: task, Text: conformance.Events().Text("notifications", 1)})
+	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(in)))
+	return in
 }
 
 // executions sends one more request into task, one that starts a run,
-// and returns the notifications the requests before it produced in task
-// (each produces one) ahead of that run. A request executed twice produced
-// two: Hermes takes a chat's messages in order, so they all came before
-// the run.
-func executions(ctx context.Context, c *conformance.Conn, task string) []client.Frame {
+// and counts the notifications c holds that the requests before it
+// produced in task (each produces one) ahead of that run. A request
+// executed twice produced two: Hermes takes a chat's messages in order, so
+// they all came before the run. seq is that of the run's terminal frame.
+func executions(ctx context.Context, c *conformance.Conn, task string) (n int, seq int64) {
 	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0)})
 	started := must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted)))
-	must.Expect(ctx, c, match.Task(task).And(match.Terminal()))
-	var out []client.Frame
+	end := must.Expect(ctx, c, match.Task(task).And(match.Terminal()))
 	for _, f := range pendingIn(c, task, match.Type(lmp.TypeNotification)) {
 		if f.Seq < started.Seq {
-			out = append(out, f)
+			n++
 		}
 	}
-	return out
+	return n, end.Seq
 }

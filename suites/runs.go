@@ -47,6 +47,48 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		}
 	}, conformance.NeedsDriver)
 
+	// run.delta comes from on_stream_delta, one visible chunk of the
+	// answer or of its reasoning (H-1), and run.completed.text from the
+	// call's final_text, of which the text chunks are part: a run that
+	// streamed answer text completes with text. The converse does not
+	// hold (an answer may come whole, without deltas), nor may the chunks
+	// be required to add up to the text (Hermes drops hook payloads).
+	conformance.It("H-1,F-1", rules.MUST, "a reply run streams run.delta of kind text or reasoning carrying text, and completes with text when it streamed text", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		r, err := conformance.Events().Reply(ctx, c)
+		must.Succeed(err, "start a reply run")
+		frames := runFramesOf(ctx, c, r.Task)
+		var deltas, streamed int
+		var text strings.Builder // the text deltas' text
+		for _, f := range frames {
+			if f.Type != lmp.TypeRunDelta {
+				continue
+			}
+			d := must.Decode[lmp.RunDelta](f)
+			must.That(d.Kind == lmp.DeltaKindText || d.Kind == lmp.DeltaKindReasoning, "run.delta kind: want text or reasoning, got %q: %s", d.Kind, c.Describe(f))
+			deltas++
+			if d.Text != "" {
+				streamed++
+			}
+			if d.Kind == lmp.DeltaKindText {
+				text.WriteString(d.Text)
+			}
+		}
+		if deltas == 0 {
+			conformance.NotObserved("H-1,F-1", "the reply run streamed no run.delta")
+			return
+		}
+		must.That(streamed > 0, "all %d run.delta frames of run %s carry an empty text: a delta is a chunk of the stream", deltas, lmp.Deref(frames[0].RunID))
+		end := frames[len(frames)-1]
+		if end.Type != lmp.TypeRunCompleted || text.Len() == 0 {
+			return
+		}
+		done := must.Decode[lmp.RunCompleted](end)
+		if done.Status == lmp.RunStatusCompleted {
+			must.That(done.Text != "", "run.completed of run %s: want the final text, got an empty text, though its text deltas streamed %q", done.RunID, lmp.Shorten(text.String()))
+		}
+	}, conformance.NeedsEvents)
+
 	conformance.It("H-2,F-3", rules.MUST, "tool hooks map to run.tool_started/finished that pair by index and call_id", func(ctx ginkgo.SpecContext) {
 		starts, finishes := toolTurn(ctx)
 		_, a := starts["call_a"]
@@ -112,6 +154,32 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents)
 
+	conformance.It("F-5", rules.MUST, "session.send with a task_id starts its run in that task", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		first := replyRun(ctx, c)
+		task := first.TaskID
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0)})
+		// A server that ignored task_id would start the run in another
+		// task, and this wait would fail.
+		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
+		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
+	}, conformance.NeedsEvents)
+
+	// A new task is a conversation of its own (a Hermes session of its
+	// own): a message into it reaches no other task's turn, and Hermes
+	// interrupts a busy chat's turn for every message into that chat.
+	conformance.It("F-5", rules.MUST, "session.send without task_id opens a task of its own: another task's run streams on", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		long := startLongRun(ctx, c)
+		r, err := conformance.Events().Reply(ctx, c)
+		must.Succeed(err, "start a reply run")
+		must.That(r.Task != long.Task, "session.send without task_id went into task %s, which already has run %s", r.Task, long.Started.RunID)
+		// The reply run's end comes after Hermes took its message.
+		streamsOn(ctx, c, long.Started.RunID, match.Task(r.Task).And(match.Terminal()), "after a reply run in task "+r.Task)
+		must.Send(ctx, c, lmp.RunCancel{RunID: long.Started.RunID})
+		must.Expect(ctx, c, match.Run(long.Started.RunID).And(match.Terminal()))
+	}, conformance.NeedsEvents)
+
 	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r := startLongRun(ctx, c)
@@ -128,6 +196,31 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.That(f.Type == lmp.TypeRunCompleted && must.Decode[lmp.RunCompleted](f).Status == lmp.RunStatusCancelled,
 			"a cancelled run ended with %s", c.Describe(f))
 	}, conformance.NeedsEvents)
+
+	conformance.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		driverSide := conformance.Events().Source() == conformance.SourceDriver
+		// A run that ended by itself, then a long run in the same task.
+		run1 := replyRun(ctx, c)
+		task := run1.TaskID
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("long_run", 0)})
+		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
+		stops := func() int { return len(calls(ctx, "handle_message", withText(stopCommand))) }
+		before := 0
+		if driverSide {
+			before = stops()
+		}
+		must.Send(ctx, c, lmp.RunCancel{RunID: run1.RunID})
+		// The pong follows the cancel: the server has handled it.
+		must.Send(ctx, c, lmp.Ping{})
+		streamsOn(ctx, c, run2.RunID, match.Type(lmp.TypePong), "after run.cancel of ended run "+run1.RunID)
+		hermesHalf(func() {
+			after := stops()
+			must.That(after == before, "cancelling ended run %s sent Hermes %s (run %s is the task's current one): %d such message(s), %d before", run1.RunID, stopCommand, run2.RunID, after, before)
+		})
+		must.Send(ctx, c, lmp.RunCancel{RunID: run2.RunID})
+		must.Expect(ctx, c, match.Run(run2.RunID).And(match.Terminal()))
+	}, conformance.NeedsEvents, conformance.DriverFirst)
 
 	conformance.It("F-7", rules.MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
@@ -152,6 +245,43 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 })
+
+// stopCommand is the gateway's stop message, which run.cancel is (F-6).
+const stopCommand = "/stop"
+
+// replyRun has the event source play a reply run in a new task and takes
+// its frames from c, up to its end; it returns its run.started.
+func replyRun(ctx ginkgo.SpecContext, c *conformance.Conn) lmp.RunStarted {
+	r, err := conformance.Events().Reply(ctx, c)
+	must.Succeed(err, "start a reply run")
+	frames := runFramesOf(ctx, c, r.Task)
+	must.That(frames[0].Type == lmp.TypeRunStarted, "the reply run in task %s began with %s, not run.started", r.Task, c.Describe(frames[0]))
+	return must.Decode[lmp.RunStarted](frames[0])
+}
+
+// streamedAfterBarrier is how many deltas a run that streams on must send
+// after a spec's barrier frame: more than a stream that was interrupted
+// just before the barrier still had on its way.
+const streamedAfterBarrier = 5
+
+// streamsOn takes the frames of run and the first frame barrier matches
+// from c, in the order they arrived, and fails the spec when run ends
+// (what says when): the run must still be streaming after the barrier,
+// streamedAfterBarrier deltas of it.
+func streamsOn(ctx ginkgo.SpecContext, c *conformance.Conn, run string, barrier match.M, what string) {
+	seen, after := false, 0
+	for after < streamedAfterBarrier {
+		f := must.Expect(ctx, c, match.Any(match.Run(run), barrier))
+		switch {
+		case !match.Run(run).Match(f):
+			seen = true
+		case match.Terminal().Match(f):
+			must.That(false, "run %s, which streams until it is cancelled, ended %s: %s", run, what, c.Describe(f))
+		case seen && f.Type == lmp.TypeRunDelta:
+			after++
+		}
+	}
+}
 
 // toolTurn plays a turn with two calls of one tool in one iteration,
 // finished in the reverse order, and returns the run.tool_started frames

@@ -8,7 +8,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/client"
-	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -107,24 +106,16 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 
 	conformance.It("T-7", rules.MUST, "every timestamp of every frame is float epoch seconds: envelope ts, server_time, started_at, deadline_ts, task rows", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		frames := []client.Frame{}
-		// A run (run.started, run.delta, run.completed).
-		t := newTurn(ctx, c)
-		t.start(ctx)
-		t.delta(ctx, "hello", lmp.DeltaKindText)
-		t.end(ctx, "hello", nil)
-		t.complete(ctx, "hello")
-		for _, typ := range []string{lmp.TypeRunStarted, lmp.TypeRunDelta, lmp.TypeRunCompleted} {
-			frames = append(frames, must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ))))
-		}
-		// A notification, an approval, a task row.
-		frames = append(frames, must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", notify(ctx, should.NewID("task_cf"))))))
+		// A run (run.started, its deltas, its end), in a task of its own.
+		r, err := conformance.Events().Reply(ctx, c)
+		must.Succeed(err, "start a reply run")
+		frames := runFramesOf(ctx, c, r.Task)
+		// A notification, an approval, the task rows (the run's task among them).
+		frames = append(frames, takeBatch(ctx, c, notifications(ctx, c, 1))...)
 		req := newApproval(ctx, c, 0).Required
 		expectEpochSeconds(req.DeadlineTS, "approval.required deadline_ts")
-		_, err := drv().Session(ctx, driver.SessionRequest{Title: "ts " + should.NewID(""), Preview: "hi"})
-		must.Succeed(err)
 		rid := should.NewID("tl-")
 		frames = append(frames, must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(5)}, rid))
 		checkTimestamps(frames)
-	}, conformance.NeedsDriver)
+	}, conformance.NeedsEvents)
 })

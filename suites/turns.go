@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -45,6 +46,19 @@ func countType(fs []client.Frame, typ string) int {
 		}
 	}
 	return n
+}
+
+// endsWithoutStreamEnd plays a turn whose single model call streams text
+// and never gets its on_stream_end, ends it with finish, and checks that
+// its run ends with run.completed.
+func endsWithoutStreamEnd(ctx ginkgo.SpecContext, text string, finish func(turn)) {
+	c := must.Pair(ctx, "device")
+	t := newTurn(ctx, c)
+	t.start(ctx)
+	t.delta(ctx, text, lmp.DeltaKindText)
+	finish(t)
+	last := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
+	must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
 }
 
 // afterMarker sends a notification into a fresh chat and returns the
@@ -127,26 +141,41 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		soft.Done()
 	}, conformance.NeedsDriver)
 
+	// on_stream_end is over 16 KiB, and Hermes drops it whole.
 	conformance.It("H-1", rules.MUST, "a run whose on_stream_end never arrives ends with the turn's final reply through send()", func(ctx ginkgo.SpecContext) {
-		c := must.Pair(ctx, "device")
-		t := newTurn(ctx, c)
-		t.start(ctx)
-		t.delta(ctx, "A long answer", lmp.DeltaKindText)
-		// on_stream_end is over 16 KiB: Hermes drops it whole.
-		t.complete(ctx, "A long answer")
-		last := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
-		must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
+		endsWithoutStreamEnd(ctx, "A long answer", func(t turn) { t.complete(ctx, "A long answer") })
 	}, conformance.NeedsDriver)
 
 	conformance.It("H-1", rules.SHOULD, "a run whose on_stream_end never arrives still ends at on_session_end, without a final reply (note 17)", func(ctx ginkgo.SpecContext) {
-		c := must.Pair(ctx, "device")
-		t := newTurn(ctx, c)
-		t.start(ctx)
-		t.delta(ctx, "partial", lmp.DeltaKindText)
-		t.sessionEnd(ctx, true, false)
-		last := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
-		must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
+		endsWithoutStreamEnd(ctx, "partial", func(t turn) { t.sessionEnd(ctx, true, false) })
 	}, conformance.NeedsDriver)
+
+	// MUST: §2 makes run_id the ID of one agent turn, and H-1 maps
+	// run.started to on_stream_start, which Hermes fires once per model
+	// call: a turn of several calls is still one run (note 17 prefers the
+	// first stream hook of the turn as its start, the only one that keeps
+	// one run.started per run). In band, so that any server's tool turn
+	// shows it.
+	conformance.It("H-1", rules.MUST, "a turn of several model calls, asked for in band, is one run: one run.started, every frame of the turn carries its run_id, nothing of it follows its terminal frame", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events().Text("tool_run", 0)})
+		fs := runFramesOf(ctx, c, task)
+		must.Equal("type of the turn's first frame", fs[0].Type, lmp.TypeRunStarted)
+		must.Equal("run.started frames of the turn", countType(fs, lmp.TypeRunStarted), 1)
+		st := must.Decode[lmp.RunStarted](fs[0])
+		for _, f := range fs {
+			must.That(lmp.Deref(f.RunID) == st.RunID, "a frame of the turn names another run than its run.started (%s): %s", st.RunID, c.Describe(f))
+		}
+		if countType(fs, lmp.TypeRunToolStarted) == 0 {
+			ginkgo.AddReportEntry("tool_run", fmt.Sprintf("the turn showed no tool call (%d run frames): it may have been a single model call", len(fs)))
+		}
+		// A marker in the same task: the run's frames were all sent before it.
+		oneNotification(ctx, c, &task)
+		end := fs[len(fs)-1]
+		for _, f := range pendingIn(c, task, match.Run(st.RunID)) {
+			must.That(f.Seq < end.Seq, "a frame of the run after its terminal frame (seq %d): %s", end.Seq, c.Describe(f))
+		}
+	}, conformance.NeedsEvents)
 
 	conformance.It("H-1", rules.SHOULD, "turns of another platform and of subagents are not shown to phones (note 19)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")

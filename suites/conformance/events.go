@@ -179,6 +179,8 @@ func (e *EventSource) Text(kind string, n int) string {
 		text = tr.FailingRun
 	case "long_run":
 		text = tr.LongRun
+	case "tool_run":
+		text = tr.ToolRun
 	default:
 		panic("conformance: unknown trigger kind " + kind)
 	}

@@ -33,6 +33,9 @@ type Triggers struct {
 	FailingRun string `json:"failing_run,omitempty" yaml:"failing_run,omitempty"`
 	// LongRun is a run that streams until it is cancelled (F-6).
 	LongRun string `json:"long_run,omitempty" yaml:"long_run,omitempty"`
+	// ToolRun is a run of one turn of several model calls, with tool calls
+	// between them (H-1: a run is one turn).
+	ToolRun string `json:"tool_run,omitempty" yaml:"tool_run,omitempty"`
 }
 
 // TriggersSchema is the schema a triggers file is validated against.
@@ -73,14 +76,14 @@ func ParseTriggers(name string, raw []byte) (*Triggers, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if doc == nil {
-		return nil, fmt.Errorf("%s is empty: it names no event (reply, notifications, approval, failing_run, long_run)", name)
+		return nil, fmt.Errorf("%s is empty: it names no event (reply, notifications, approval, failing_run, long_run, tool_run)", name)
 	}
 	js, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if m, ok := doc.(map[string]any); ok && !namesAnEvent(m) {
-		return nil, fmt.Errorf("%s names no event: give at least one of reply, notifications, approval, failing_run, long_run (schema/triggers.schema.json)", name)
+		return nil, fmt.Errorf("%s names no event: give at least one of reply, notifications, approval, failing_run, long_run, tool_run (schema/triggers.schema.json)", name)
 	}
 	if errs := schema.ValidateDocument(TriggersSchema, js); len(errs) > 0 {
 		lines := make([]string, len(errs))
@@ -105,7 +108,7 @@ func (t *Triggers) NotificationsText(n int) string {
 // namesAnEvent reports whether a triggers document has a key of the
 // schema's (the schema's anyOf says the same, less readably).
 func namesAnEvent(m map[string]any) bool {
-	for _, k := range []string{"reply", "notifications", "approval", "failing_run", "long_run"} {
+	for _, k := range []string{"reply", "notifications", "approval", "failing_run", "long_run", "tool_run"} {
 		if _, ok := m[k]; ok {
 			return true
 		}
