@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/reference"
@@ -24,17 +26,42 @@ type inProcess struct {
 	// spec scans it, and the console stays quiet.
 	LogPath string
 	opts    reference.Options
-	inst    *reference.Instance
 	log     *os.File
 	dir     string
+
+	mu   sync.Mutex
+	inst *reference.Instance // replaced by Restart
 }
 
 func (p *inProcess) Close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	p.mu.Lock()
 	_ = p.inst.Close(ctx)
+	p.mu.Unlock()
 	_ = p.log.Close()
 	_ = os.RemoveAll(p.dir)
+}
+
+// Restart is the in-process server's graceful restart (the restart specs,
+// note 4): what lmp-server does on SIGTERM and a new start, here the
+// instance closed cleanly and a new one started on the same address and
+// data directory, with a new mock Hermes.
+func (p *inProcess) Restart(ctx context.Context) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	closeCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := p.inst.Close(closeCtx)
+	cancel()
+	if err != nil {
+		return fmt.Errorf("stop: %w", err)
+	}
+	inst, err := reference.Start(ctx, p.opts)
+	if err != nil {
+		return fmt.Errorf("start again: %w", err)
+	}
+	p.inst = inst
+	return nil
 }
 
 // startInProcess starts a reference server on a loopback port with a
@@ -76,6 +103,15 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 		os.RemoveAll(dir)
 		return nil, "", fmt.Errorf("start the in-process server: %w", err)
 	}
+	// A restart listens where this instance does.
+	u, err := url.Parse(inst.BaseURL)
+	if err != nil {
+		_ = inst.Close(ctx)
+		logFile.Close()
+		os.RemoveAll(dir)
+		return nil, "", err
+	}
+	opts.Addr = u.Host
 	return &inProcess{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
 		LogPath: logPath, opts: opts, inst: inst, log: logFile, dir: dir}, prof, nil
 }

@@ -112,6 +112,8 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		}
 		defer inst.Close()
 		t.WSURL, t.PairURL, t.DriverURL, t.ServerLog = inst.WSURL, inst.PairURL, inst.DriverURL, inst.LogPath
+		// It restarts cleanly in place; a kill -9 needs a process of its own.
+		t.RestartFunc = inst.Restart
 		if cfg.NoDriver {
 			// Hidden from the suites: they see the server as one without
 			// a driver, and learn its timings as such a server's user

@@ -16,7 +16,10 @@
 //     time, so seq never repeats after a crash (note 4); the next block is
 //     reserved in the background when half of one is used, so publishing
 //     waits for the disk only when events outrun it. A clean shutdown
-//     records the exact mark.
+//     records the exact mark and saves the log, which the next start loads
+//     back: a gap from before a clean restart is re-sent with its seq and
+//     content. After a kill -9 (or with a damaged saved log, which is
+//     logged) the log starts empty and such a gap gets truncated: true.
 //   - Connection-scoped frames (hello.ok, error, ping, pong, ack,
 //     task.list.result) carry the seq of the last durable frame written to
 //     that connection. hello.ok therefore carries the seq just before the

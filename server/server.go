@@ -78,7 +78,8 @@ func New(cfg Config) (*Server, error) {
 
 // load restores devices and resumes global numbering above the persisted
 // lease (note 4): after a crash some numbers below it may never have been
-// used, which is fine; reusing one would not be.
+// used, which is fine; reusing one would not be. After a clean stop the
+// replay buffer it saved is loaded back (savedreplay.go).
 func (s *Server) load() error {
 	devs, err := s.store.Devices()
 	if err != nil {
@@ -92,6 +93,7 @@ func (s *Server) load() error {
 		return fmt.Errorf("server: load seq lease: %w", err)
 	}
 	s.events = newEventLog(s.cfg.ReplayWindow, lease)
+	s.restoreReplay(lease)
 	s.lease = seqLease{store: s.store, stored: lease, granted: lease}
 	n, err := s.lease.persist(lease + seqLeaseBlock)
 	s.lease.granted = n
@@ -136,8 +138,9 @@ func (s *Server) currentSeqLocked(d *device) int64 {
 }
 
 // Shutdown closes every connection with 1001 (after a fatal shutting_down
-// error), waits for their handlers until ctx ends, then persists the exact
-// seq high-water mark and closes the store. Call it after the HTTP server
+// error), waits for their handlers until ctx ends, then saves the replay
+// buffer, persists the exact seq high-water mark and closes the store: the
+// next New on the same store serves gaps from before the stop (note 4). Call it after the HTTP server
 // has stopped accepting connections.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
@@ -162,7 +165,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 
 	s.mu.Lock()
 	last := s.events.last
+	held, _ := s.events.since(s.events.oldest() - 1)
 	s.mu.Unlock()
+	// The buffer first: a stop between the two leaves a buffer that does
+	// not end at the mark, which the next start does not use.
+	if serr := s.saveReplay(held); serr != nil && err == nil {
+		err = serr
+	}
 	if perr := s.lease.finish(last); perr != nil && err == nil {
 		err = perr
 	}

@@ -127,10 +127,14 @@ func TestTargetCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	restarts, revoke := 0, 0
+	gaps := map[string]string{} // the gap spec's text → its gap note
 	for _, sp := range rep.Specs {
 		for _, n := range sp.Notes {
 			if n.Name == "gap" || n.Name == "restart" || n.Name == "crash" {
 				t.Logf("%s: %s", sp.Text, n.Text)
+			}
+			if n.Name == "gap" {
+				gaps[sp.Text] = n.Text
 			}
 		}
 		switch {
@@ -148,6 +152,20 @@ func TestTargetCommands(t *testing.T) {
 	// and S-5 through --revoke-cmd.
 	if restarts != 6 || revoke == 0 {
 		t.Errorf("%d restart specs and %d S-5 MUST specs passed, want 6 and at least 1", restarts, revoke)
+	}
+	// lmp-server keeps its replay buffer across a clean restart, so the
+	// gap spec takes its exact branch there and compares the events; a
+	// kill -9 loses the buffer, and the gap is truncated (note 4).
+	for what, want := range map[string][]string{
+		"after a clean restart": {"truncated: false", "3 events after seq", "compared with the original for seq and content"},
+		"after a kill -9":       {"truncated: true"},
+	} {
+		note := gaps[what+", a gap is re-sent exactly, or answered with truncated: true when it cannot be (note 4)"]
+		for _, w := range want {
+			if !strings.Contains(note, w) {
+				t.Errorf("the gap spec %s says %q, want it to say %q", what, note, w)
+			}
+		}
 	}
 	if !strings.Contains(stdout, "revoked them all") {
 		t.Errorf("the summary does not say the run's devices were revoked:\n%s", stdout)
@@ -233,5 +251,53 @@ func TestInProcessRunUsesBothSources(t *testing.T) {
 	}
 	if bySource["triggers"] < 10 || bySource["driver"] < 10 {
 		t.Errorf("specs by source: %v", bySource)
+	}
+}
+
+// TestInProcessRestart: without --url, lmp-check restarts its in-process
+// server cleanly in place, so the clean-restart specs run (and the gap
+// spec takes its exact branch); a kill -9 needs a process of its own, and
+// those specs skip saying so.
+func TestInProcessRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("restarts an in-process server")
+	}
+	bin := buildBinary(t)
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, stdout, stderr := runBinary(t, bin, "--label-filter", "section:restart", "--json-report", report)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Specs []struct {
+			Text, Verdict, Reason string
+			Notes                 []struct{ Name, Text string }
+		}
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	passed, exact := 0, false
+	for _, sp := range rep.Specs {
+		switch {
+		case strings.Contains(sp.Text, "kill -9"):
+			if sp.Verdict != "skipped" || sp.Reason != "needs --crash-cmd" {
+				t.Errorf("%s: %s %q, want skipped: needs --crash-cmd", sp.Text, sp.Verdict, sp.Reason)
+			}
+		case sp.Verdict == "pass":
+			passed++
+			for _, n := range sp.Notes {
+				exact = exact || n.Name == "gap" && strings.Contains(n.Text, "truncated: false")
+			}
+		case sp.Reason != "not selected":
+			t.Errorf("%s: %s %s", sp.Text, sp.Verdict, sp.Reason)
+		}
+	}
+	if passed != 3 || !exact {
+		t.Errorf("%d clean-restart specs passed (want 3), exact replay observed: %v\n%s", passed, exact, stdout)
 	}
 }

@@ -1,6 +1,7 @@
 // Package store is the reference server's persistent state: paired devices
-// (with only a hash of their credential) and the seq high-water mark, in one
-// bbolt file. The file is created 0600 in a directory created 0700.
+// (with only a hash of their credential), the seq high-water mark and the
+// replay buffer saved at a clean shutdown (replay.go), in one bbolt file.
+// The file is created 0600 in a directory created 0700.
 //
 // bbolt takes an exclusive lock on the file, so only one process can hold
 // the store; Open fails with ErrLocked when another one does.

@@ -126,17 +126,32 @@ func (t *Target) stopCommand(how Stop) (flag, command string) {
 	return "--restart-cmd", t.RestartCmd
 }
 
+// inProcessRestart is what Restart runs for a graceful restart through
+// Target.RestartFunc.
+func (t *Target) inProcessRestart(how Stop) func(context.Context) error {
+	if how == Graceful && t.RestartCmd == "" {
+		return t.RestartFunc
+	}
+	return nil
+}
+
 // Restart stops the server (gracefully or with kill -9) and starts it
-// again through the target command, then waits until /health answers
-// again. It skips the running spec when the command is not configured.
-// Every connection to the server ends: the probes are awaited first.
+// again through the target command (or Target.RestartFunc), then waits
+// until /health answers again. It skips the running spec when there is no
+// way to. Every connection to the server ends: the probes are awaited
+// first.
 func Restart(ctx context.Context, how Stop) error {
 	t := Current()
 	RequireStop(how)
 	flag, command := t.stopCommand(how)
 	AwaitProbes(ctx)
 	start := time.Now()
-	if err := runCommand(ctx, flag, command); err != nil {
+	if restart := t.inProcessRestart(how); restart != nil {
+		flag = "the in-process restart"
+		if err := restart(ctx); err != nil {
+			return fmt.Errorf("%s: %w", flag, err)
+		}
+	} else if err := runCommand(ctx, flag, command); err != nil {
 		return err
 	}
 	if err := t.WaitHealthy(ctx, healthTimeout); err != nil {
@@ -146,10 +161,11 @@ func Restart(ctx context.Context, how Stop) error {
 	return nil
 }
 
-// RequireStop skips the running spec when the target has no command to
-// stop the server as how says: a spec calls it before it does anything.
+// RequireStop skips the running spec when the target has no way to stop
+// the server as how says: a spec calls it before it does anything.
 func RequireStop(how Stop) {
-	if flag, command := Current().stopCommand(how); command == "" {
+	t := Current()
+	if flag, command := t.stopCommand(how); command == "" && t.inProcessRestart(how) == nil {
 		ginkgo.Skip("needs " + flag)
 	}
 }

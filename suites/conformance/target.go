@@ -63,6 +63,10 @@ type Target struct {
 	// (--crash-cmd). Each may return before the server answers: the
 	// caller waits for /health. Empty skips the specs that need them.
 	RestartCmd, CrashCmd string
+	// RestartFunc, when RestartCmd is empty, stops the server gracefully
+	// and starts it again on the same address and state: how lmp-check
+	// restarts its in-process server. Nil without one.
+	RestartFunc func(context.Context) error
 	// HTTPClient carries TLS settings for https/wss; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
