@@ -17,7 +17,7 @@ import (
 )
 
 var (
-	hbAlternating heartbeatRun
+	hbAlternating, hbAnsweredOnce heartbeatRun
 
 	// hbAlternatingProbe misses every other ping: five pings, three of
 	// them unanswered, never two in a row.
@@ -31,7 +31,30 @@ var (
 	})
 )
 
+var (
+	// hbAnsweredOnceProbe answers the first ping, then falls silent: a pong
+	// answers the ping it follows, not the pings after it.
+	hbAnsweredOnceProbe = conformance.NewProbe("heartbeat: first ping answered only", func(ctx context.Context, p *conformance.Probe) error {
+		misses := conformance.Current().Profile.MissedPongs
+		return runHeartbeat(ctx, p, &hbAnsweredOnce, misses+2, func(n int) time.Duration {
+			if n == 1 {
+				return 0
+			}
+			return -1
+		})
+	})
+)
+
 var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+	conformance.It("T-5", rules.MUST, "a client that answers the first ping and then falls silent is disconnected after 3 more unanswered pings", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbAnsweredOnceProbe)
+		p := profile()
+		must.That(hbAnsweredOnce.closed != nil, "still connected after %d pings, only the first answered", len(hbAnsweredOnce.pings))
+		must.That(len(hbAnsweredOnce.pings) >= 1+p.MissedPongs, "disconnected after %d pings, the first answered: before %d unanswered ones", len(hbAnsweredOnce.pings), p.MissedPongs)
+		limit := time.Duration(1+p.MissedPongs)*p.PingInterval + p.PongTimeout
+		must.That(hbAnsweredOnce.endAt <= limit+slack(limit), "disconnected %v after hello.ok, want within %v", hbAnsweredOnce.endAt.Round(time.Millisecond), limit)
+	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+
 	conformance.It("T-5", rules.MUST, "unanswered pings count only when consecutive: three misses, never two in a row, do not disconnect", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAlternatingProbe)
 		must.That(hbAlternating.closed == nil, "disconnected after %d pings, every other one answered: %v", len(hbAlternating.pings), hbAlternating.closed)
