@@ -30,6 +30,20 @@ var _ = conformance.Section("§4 Notifications", "notifications", func() {
 		}
 	}, conformance.NeedsEvents)
 
+	// The text of a notification is the message send() delivered (§4,
+	// §7: notification comes from send()), all of it: a message of several
+	// lines is not its first line.
+	conformance.It("H-4,F-1", rules.MUST, "a notification's text is the whole message send() was given, every line of it", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		chat := should.NewID("task_cf")
+		text := should.NewID("Cron job finished ") + "\n3 new issues.\n1 failing check."
+		res, err := drv().Send(ctx, driver.SendRequest{ChatID: chat, Content: text})
+		must.Succeed(err, "driver send()")
+		must.That(res.Success, "driver send() failed: %+v", res)
+		n := must.Decode[lmp.Notification](must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(chat))))
+		must.Equal("notification text", n.Text, text)
+	}, conformance.NeedsDriver)
+
 	// INFO: Hermes passes no category, title, source or requires_attention
 	// to send() (hermes.md, note 20), so a notification's fields beyond its
 	// text are the adapter's own derivation. The reference adapter takes
