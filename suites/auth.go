@@ -79,12 +79,38 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 		expectCodes(should.AwaitRefusal(ctx, c, err), lmp.CodeInvalidCredential, lmp.ClosePolicyViolation)
 	})
 
-	conformance.It("S-5", rules.MUST, "a revoked device can no longer connect, and its open connection ends", func(ctx ginkgo.SpecContext) {
-		a, c, err := revokedHello(ctx)
+	conformance.It("S-5", rules.MUST, "a revoked device can no longer connect, and its open connections end", func(ctx ginkgo.SpecContext) {
+		first := must.Pair(ctx, "device")
+		second := must.Connect(ctx, "device, second connection", first.Device, nil)
+		revoke(ctx, first.Device.ID)
+		c := must.Dial(ctx, "revoked device")
+		_, err := c.Hello(ctx, lmp.Hello{DeviceID: first.Device.ID, Credential: first.Device.Credential})
+		must.That(err != nil, "a revoked device got hello.ok")
 		must.Refused(ctx, c, err, "hello of a revoked device")
-		// The connection that was open when the device was revoked ends,
-		// with any close code.
-		must.Closed(ctx, conformance.Wait(), a)
+		// Every connection that was open when the device was revoked
+		// ends, with any close code.
+		must.Closed(ctx, conformance.Wait(), first)
+		must.Closed(ctx, conformance.Wait(), second)
+	})
+
+	conformance.It("S-5", rules.MUST, "a revoked device stays revoked after a clean restart", func(ctx ginkgo.SpecContext) {
+		conformance.RequireStop(conformance.Graceful)
+		a := must.Pair(ctx, "device")
+		revoke(ctx, a.Device.ID)
+		restarted(ctx, conformance.Graceful)
+		c := must.Dial(ctx, "revoked device after the restart")
+		_, err := c.Hello(ctx, lmp.Hello{DeviceID: a.Device.ID, Credential: a.Device.Credential})
+		must.That(err != nil, "a device revoked before a clean restart got hello.ok after it")
+		must.Refused(ctx, c, err, "hello of a device revoked before the restart")
+	}, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
+
+	conformance.It("P-8", rules.MUST, "a device_id with another device's credential does not authenticate: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+		a := must.Pair(ctx, "device")
+		b := must.Pair(ctx, "other device")
+		c := must.Dial(ctx, "device with the other's credential")
+		_, err := c.Hello(ctx, lmp.Hello{DeviceID: a.Device.ID, Credential: b.Device.Credential})
+		must.That(err != nil, "device %s authenticated with the credential of device %s", a.Device.ID, b.Device.ID)
+		must.Refused(ctx, c, err, "hello with another device's credential")
 	})
 
 	conformance.It("S-5", rules.INFO, "a revoked device gets device_revoked and close 1008, on its open connection too (docs/protocol.md)", func(ctx ginkgo.SpecContext) {

@@ -2,11 +2,16 @@ package suites
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
@@ -30,5 +35,92 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 	conformance.It("T-5", rules.MUST, "unanswered pings count only when consecutive: three misses, never two in a row, do not disconnect", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAlternatingProbe)
 		must.That(hbAlternating.closed == nil, "disconnected after %d pings, every other one answered: %v", len(hbAlternating.pings), hbAlternating.closed)
+	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+})
+
+// returningRun is what the returning-device probe saw: the ts of the
+// first connection's first server ping, the server_time of the second
+// connection's hello.ok, and when that connection's pings arrived
+// (measured from its hello.ok).
+type returningRun struct {
+	firstPingTS, serverTime float64
+	pings                   []time.Duration
+}
+
+var (
+	hbReturning returningRun
+
+	// hbReturningProbe pairs a device, waits for a server ping on that
+	// first connection, then connects the device again with its device_id
+	// and credential (P-8) and waits for two pings there. T-4 and T-8 bind
+	// every connection, not only a new device's first one.
+	hbReturningProbe = conformance.NewProbe("heartbeat: returning device", func(ctx context.Context, p *conformance.Probe) error {
+		prof := conformance.Current().Profile
+		ping := prof.PingInterval + slack(prof.PingInterval) + conformance.Wait()
+		ctx, cancel := context.WithTimeout(ctx, 3*ping+conformance.Wait())
+		defer cancel()
+		tok, err := conformance.Current().MintToken(ctx, 0)
+		if err != nil {
+			return err
+		}
+		first, err := p.Dial(ctx, &client.Options{ManualPong: true})
+		if err != nil {
+			return err
+		}
+		ok, err := first.Hello(ctx, lmp.Hello{Token: tok.Token})
+		if err != nil {
+			return fmt.Errorf("pairing: %w", err)
+		}
+		if ok.Credential == nil {
+			return errors.New("hello.ok after pairing carries no credential")
+		}
+		f, err := first.Expect(ctx, match.Type(lmp.TypePing))
+		if err != nil {
+			return fmt.Errorf("no server ping on the new device's connection: %w", err)
+		}
+		hbReturning.firstPingTS = f.TS
+		_ = first.CloseNow()
+		c, err := p.Dial(ctx, &client.Options{ManualPong: true})
+		if err != nil {
+			return err
+		}
+		again, err := c.Hello(ctx, lmp.Hello{DeviceID: ok.DeviceID, Credential: *ok.Credential})
+		if err != nil {
+			return fmt.Errorf("reconnecting with device_id and credential: %w", err)
+		}
+		hbReturning.serverTime = again.ServerTime
+		start := time.Now()
+		for range 2 {
+			f, err := c.Expect(ctx, match.Type(lmp.TypePing))
+			if err != nil {
+				// The spec reports the pings that did arrive.
+				return nil
+			}
+			hbReturning.pings = append(hbReturning.pings, f.At.Sub(start))
+			_ = c.Send(ctx, lmp.Pong{})
+		}
+		return nil
+	})
+)
+
+var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+	conformance.It("T-4", rules.MUST, "a paired device's later connection is pinged at the ping interval too", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbReturningProbe)
+		iv := profile().PingInterval
+		must.That(len(hbReturning.pings) == 2, "a reconnected device got %d pings (at %v after hello.ok), want 2 at the ping interval %v", len(hbReturning.pings), hbReturning.pings, iv)
+		must.That(hbReturning.pings[0] <= iv+slack(iv), "the first ping on a reconnected device came %v after hello.ok, the ping interval is %v", hbReturning.pings[0].Round(time.Millisecond), iv)
+		gap := hbReturning.pings[1] - hbReturning.pings[0]
+		must.That((gap-iv).Abs() <= slack(iv), "pings on a reconnected device came %v apart, the ping interval is %v", gap.Round(time.Millisecond), iv)
+	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+})
+
+var _ = conformance.Section("§1 Transport", "transport", func() {
+	conformance.It("T-8", rules.MUST, "a returning device's hello.ok carries the server's clock at that hello, not an earlier time", func(ctx ginkgo.SpecContext) {
+		awaitProbe(ctx, hbReturningProbe)
+		// Both times are the server's clock: the ping was sent before the
+		// device connected again, so server_time cannot be older than it.
+		// A second covers a clock step between the two.
+		st, pingTS := hbReturning.serverTime, hbReturning.firstPingTS
+		must.That(st >= pingTS-1, "hello.ok of a returning device says server_time %.3f, %.1f s before the ts %.3f of a ping the server sent on the device's previous connection", st, pingTS-st, pingTS)
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })

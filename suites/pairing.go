@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -86,6 +87,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		must.Succeed(err)
 		must.Equal("pairing JSON v", pr.V, 1)
 		must.That(pr.Token != "", "the pairing JSON has an empty token")
+		must.That(pr.Name != "", "the pairing JSON has an empty name: P-2 puts the host's name there")
 		must.That(wsURL.MatchString(pr.URL), "pairing JSON url %q is not a ws:// or wss:// URL", pr.URL)
 		if t.PairURL != "" {
 			// The raw JSON must hold every QR field, fp and name included
@@ -116,6 +118,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		// credential, but about 1 in 50,000 for eight, so a server that is
 		// not URL-safe is caught every run, not by luck.
 		ids, creds := map[string]bool{}, map[string]bool{}
+		var raws [][]byte
 		for i := range 8 {
 			c := must.Pair(ctx, fmt.Sprintf("device %d", i+1))
 			raw, err := base64.RawURLEncoding.DecodeString(c.Device.Credential)
@@ -127,6 +130,18 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 			must.That(!ids[c.Device.ID], "two devices got the same device_id %q", c.Device.ID)
 			must.That(!creds[c.Device.Credential], "two devices got the same credential")
 			ids[c.Device.ID], creds[c.Device.Credential] = true, true
+			raws = append(raws, raw)
+		}
+		// Random in every byte: one byte position holding the same value
+		// in eight random credentials has a chance of 2^-56, about 2^-51
+		// for any of the 32, so this fails only a server whose bytes are
+		// not all random (a zero tail, a fixed prefix).
+		for pos := range 32 {
+			same := true
+			for _, raw := range raws[1:] {
+				same = same && raw[pos] == raws[0][pos]
+			}
+			must.That(!same, "byte %d of all 8 credentials is 0x%02x: a credential is 32 random bytes", pos, raws[0][pos])
 		}
 	})
 
@@ -217,6 +232,25 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		want := profile().PairTTL
 		d := got - want
 		must.That(d.Abs() <= slack(want)+5*time.Second, "a token minted without a TTL expires after %v, want %v", got.Round(time.Second), want)
+	})
+
+	conformance.It("P-5", rules.MUST, "a token stays valid until it is used or expires: minting other tokens does not void it", func(ctx ginkgo.SpecContext) {
+		first := must.Token(ctx)
+		second := must.Token(ctx)
+		third := must.Token(ctx)
+		for _, tok := range []struct{ name, token string }{{"second", second}, {"first", first}, {"third", third}} {
+			_, err := should.PairWith(ctx, "device with the "+tok.name+" token", tok.token)
+			must.Succeed(err, "pair with the %s of three tokens minted in a row, well within their TTL", tok.name)
+		}
+	})
+
+	conformance.It("P-2", rules.MUST, "a pairing JSON whose url is ws:// has an empty fp: a connection without TLS has no certificate to fingerprint", func(ctx ginkgo.SpecContext) {
+		pr, err := target().MintToken(ctx, 0)
+		must.Succeed(err)
+		if !strings.HasPrefix(pr.URL, "ws://") {
+			ginkgo.Skip(fmt.Sprintf("the pairing JSON's url %s is not ws://", pr.URL))
+		}
+		must.That(pr.FP == "", "the pairing JSON's url %s is ws:// but its fp is %q: fp is the certificate's fingerprint or empty (P-2)", pr.URL, pr.FP)
 	})
 
 	conformance.It("P-8", rules.MUST, "a paired device reconnects with device_id and credential", func(ctx ginkgo.SpecContext) {

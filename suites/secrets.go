@@ -43,7 +43,7 @@ var _ = conformance.Section("§3 Security", "security", func() {
 
 // temptFrames walks the paths that tempt a server to quote a secret back:
 // an unknown, a used and an identity-carrying token refused, a wrong
-// credential refused, a reconnect, and a second pairing while another
+// credential refused, a token in a hello of an unsupported version, a reconnect, and a second pairing while another
 // device watches. Refusals are judged elsewhere; this only collects what
 // came back. It returns the connections whose frames remain to scan.
 func temptFrames(ctx context.Context) []*conformance.Conn {
@@ -61,6 +61,7 @@ func temptFrames(ctx context.Context) []*conformance.Conn {
 	refused("used token", lmp.Hello{Token: tok})
 	refused("token with identity", lmp.Hello{Token: must.Token(ctx), DeviceID: a.Device.ID, Credential: a.Device.Credential})
 	refused("wrong credential", lmp.Hello{DeviceID: a.Device.ID, Credential: should.NewID("wrong-credential-")})
+	refused("unsupported version", lmp.Hello{ProtocolVersion: 99, Token: must.Token(ctx)})
 	again := must.Connect(ctx, "device again", a.Device, ptr(int64(0)))
 	last := must.Pair(ctx, "last device")
 	// A ping answered on each connection: what came before it has arrived.

@@ -9,6 +9,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -93,5 +94,26 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		// A timestamp encoded as a string fails the envelope schema.
 		_, isNumber := rawEnvelope(pong)["ts"].(float64)
 		must.That(isNumber, "pong ts is not a JSON number: %s", pong.Raw)
+	})
+})
+
+var _ = conformance.Section("§1 Transport", "transport", func() {
+	conformance.It("T-1", rules.MUST, "the WebSocket upgrade at /ws is answered at /ws itself, not through a redirect", func(ctx ginkgo.SpecContext) {
+		// Probes, proxies and many WebSocket clients do not follow a
+		// redirect of the upgrade request (to /ws/, say): T-1 puts the
+		// WebSocket at /ws.
+		hc := http.Client{}
+		if t := target().HTTPClient; t != nil {
+			hc = *t
+		}
+		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		opts := *target().DialOptions()
+		opts.HTTPClient = &hc
+		raw, err := client.Dial(ctx, target().WSURL, &opts)
+		must.Succeed(err, "dial %s without following redirects", target().WSURL)
+		c := &conformance.Conn{Conn: raw, Name: "device, no redirects"}
+		defer c.CloseNow()
+		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
+		must.Succeed(err, "pair at %s without following redirects", target().WSURL)
 	})
 })

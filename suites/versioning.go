@@ -17,6 +17,8 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 	conformance.It("V-2", rules.MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Equal("hello.ok protocol_version", c.HelloOK.ProtocolVersion, lmp.Version)
+		again := must.Connect(ctx, "device again", c.Device, nil)
+		must.Equal("protocol_version of the hello.ok answering a paired device", again.HelloOK.ProtocolVersion, lmp.Version)
 		must.Equal("pong envelope v", rawEnvelope(must.Expect(ctx, pinged(ctx, c), match.Type(lmp.TypePong)))["v"], float64(lmp.Version))
 	})
 
@@ -26,6 +28,36 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
 		must.That(err != nil, "a hello with protocol_version 99 got hello.ok")
 		must.Refused(ctx, c, err, "hello with protocol_version 99")
+	})
+
+	conformance.It("V-2", rules.MUST, "a paired device's hello with an unsupported protocol_version is refused too: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+		a := must.Pair(ctx, "device")
+		must.Succeed(a.CloseNow())
+		c := must.Dial(ctx, "device back, from the future")
+		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, DeviceID: a.Device.ID, Credential: a.Device.Credential})
+		must.That(err != nil, "a paired device's hello with protocol_version 99 got hello.ok")
+		must.Refused(ctx, c, err, "a paired device's hello with protocol_version 99")
+	})
+
+	conformance.It("V-2", rules.MUST, "a hello with protocol_version 0, older than any version, is refused: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+		tok := must.Token(ctx)
+		c := must.Dial(ctx, "device from the past")
+		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeHello, "payload": map[string]any{
+			"protocol_version": 0, "token": tok,
+			"device_info": map[string]any{"model": "m", "os": "o", "app_version": "1"},
+		}})
+		c.LearnSecret(conformance.SecretToken, tok)
+		r := should.AwaitRefusal(ctx, c, nil)
+		for _, f := range c.Pending() {
+			if f.Type != lmp.TypeHelloOK {
+				continue
+			}
+			if ok := must.Decode[lmp.HelloOK](f); ok.Credential != nil {
+				c.LearnSecret(conformance.SecretCredential, *ok.Credential)
+			}
+			ginkgo.Fail("a hello with protocol_version 0 got hello.ok: LMP has no version 0, and V-2 allows no guessing")
+		}
+		must.That(r.Fatal(), "hello with protocol_version 0: want a fatal error followed by a close, got %s", r)
 	})
 
 	conformance.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming the supported versions (note 11)", func(ctx ginkgo.SpecContext) {
