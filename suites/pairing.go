@@ -301,3 +301,19 @@ func pairStatus(ctx context.Context, h http.Header) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
+
+var _ = conformance.Section("§3 Pairing", "pairing", func() {
+	conformance.It("P-6", rules.MUST, "a token sent with a paired device's bare device_id never yields that device: refused, or a new device, and the paired one keeps its credential", func(ctx ginkgo.SpecContext) {
+		// Note 9 prefers a refusal (checked at SHOULD); a server may also
+		// ignore the device_id and pair a new device. What it may not do is
+		// hand a token's holder the device the device_id names.
+		old := must.Pair(ctx, "paired device")
+		c := must.Dial(ctx, "token with a bare device_id")
+		ok, err := c.Hello(ctx, lmp.Hello{Token: must.Token(ctx), DeviceID: old.Device.ID})
+		if err == nil {
+			must.That(ok.DeviceID != old.Device.ID, "a token sent with device_id %s paired that device, not a new one (P-6)", old.Device.ID)
+		}
+		again := must.Connect(ctx, "paired device again", old.Device, nil)
+		must.Equal("hello.ok device_id of the paired device reconnecting with its credential", again.HelloOK.DeviceID, old.Device.ID)
+	})
+})
