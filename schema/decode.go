@@ -8,16 +8,17 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // Limits that keep validation cheap on hostile input. A frame beyond them is
 // reported as an error, never a crash.
 const (
-	// MaxBytes is the largest frame or document validated: the reference
-	// server's read limit (docs/protocol.md).
-	MaxBytes = lmp.MaxFrameBytes
+	// MaxBytes is the largest frame or document validated: 16 MiB, the
+	// largest frame the kit's client reads (client.Options.ReadLimit). The
+	// spec sets no frame size, so a server frame of any size up to that
+	// validates; the reference server reads at most lmp.MaxFrameBytes of a
+	// client's frame, which is its own limit (docs/protocol.md).
+	MaxBytes = 16 << 20
 	// MaxDepth is the deepest nesting of objects and arrays accepted. LMP
 	// frames nest four levels at most.
 	MaxDepth = 64

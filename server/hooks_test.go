@@ -61,6 +61,15 @@ func chatTurn(t *testing.T, e *env, c *client.Conn, dev client.Device, chat, ses
 	return h
 }
 
+// newChatTurn starts a server with mutate applied to its config, pairs a
+// phone with it and starts a turn in a new chat from that phone.
+func newChatTurn(t *testing.T, session, turn string, mutate ...func(*server.Config)) (*env, *client.Conn, hermesTurn) {
+	t.Helper()
+	e := newEnv(t, mutate...)
+	c, dev := e.pair()
+	return e, c, chatTurn(t, e, c, dev, "", session, turn)
+}
+
 // foreignTurn is a turn the adapter did not start.
 func foreignTurn(e *env, session, turn, surface string) hermesTurn {
 	return hermesTurn{e: e, turn: turn, session: session, surface: surface, platform: surface, task: session, message: "hi"}
@@ -102,6 +111,13 @@ func (h hermesTurn) preTool(name, callID string) {
 func (h hermesTurn) postTool(name, callID, status string, ms int) {
 	hook(h.e, "post_tool_call", with(h.toolKwargs(name, callID), "result", "out", "duration_ms", float64(ms), "status", status,
 		"error_type", nil, "error_message", nil))
+}
+
+// answer is a turn of one successful model call that ends with text.
+func (h hermesTurn) answer(text string) {
+	h.start(1)
+	h.end(1, text, nil)
+	h.sessionEnd(true, false)
 }
 
 // sessionEnd is on_session_end, fired at the end of every turn.
@@ -168,9 +184,7 @@ func wantTypes(t *testing.T, fs []client.Frame, want ...string) {
 // call, which asks for tools, ends nothing; the turn's two calls, its tools
 // and its final reply are one run (note 17).
 func TestToolTurnIsOneRun(t *testing.T) { // H-1, H-2, F-3, note 17
-	e := newEnv(t)
-	c, dev := e.pair()
-	h := chatTurn(t, e, c, dev, "", "20261201_101500_ab12cd34", "t1")
+	e, c, h := newChatTurn(t, "20261201_101500_ab12cd34", "t1")
 	h.start(1)
 	h.end(1, "", nil) // the call asks for two tools, run in parallel
 	h.preTool("terminal", "call_a")
@@ -320,9 +334,7 @@ func TestOtherPlatformsAndSubagentsAreNotShown(t *testing.T) { // note 19
 // still waiting when the turn ends is settled before the run's end.
 func TestApprovalBelongsToItsRun(t *testing.T) { // H-3, note 15, note 18
 	const timeout = 90 * time.Second
-	e := newEnv(t, func(c *server.Config) { c.ApprovalTimeout = timeout })
-	c, dev := e.pair()
-	h := chatTurn(t, e, c, dev, "", "s_apr", "t_apr")
+	e, c, h := newChatTurn(t, "s_apr", "t_apr", func(c *server.Config) { c.ApprovalTimeout = timeout })
 	h.start(1)
 	h.end(1, "", nil)
 	h.preTool("terminal", "call_rm")
@@ -384,9 +396,7 @@ func TestApprovalBelongsToItsRun(t *testing.T) { // H-3, note 15, note 18
 // The final reply's send() completes its run and is no notification; other
 // sends into the same chat are notifications of the same task (note 20).
 func TestFinalReplyIsNotANotification(t *testing.T) { // H-4, note 20
-	e := newEnv(t)
-	c, dev := e.pair()
-	h := chatTurn(t, e, c, dev, "", "s_reply", "t_reply")
+	e, c, h := newChatTurn(t, "s_reply", "t_reply")
 	h.start(1)
 	h.delta(1, "Answer")
 	h.end(1, "Answer", nil)
@@ -419,9 +429,7 @@ func TestNewSessionKeepsTheTask(t *testing.T) { // F-9, note 18
 	e := newEnv(t)
 	c, dev := e.pair()
 	h := chatTurn(t, e, c, dev, "", "s_old", "t_old")
-	h.start(1)
-	h.end(1, "one", nil)
-	h.sessionEnd(true, false)
+	h.answer("one")
 	h.reply("one")
 	runFrames(t, c, "run_t_old")
 
@@ -430,9 +438,7 @@ func TestNewSessionKeepsTheTask(t *testing.T) { // F-9, note 18
 	}
 	expectType[lmp.Ack](t, c)
 	n := chatTurn(t, e, c, dev, h.chat, "s_new", "t_new")
-	n.start(1)
-	n.end(1, "two", nil)
-	n.sessionEnd(true, false)
+	n.answer("two")
 	n.reply("two")
 	fs := runFrames(t, c, "run_t_new")
 	if st := decode[lmp.RunStarted](t, fs[0]); st.TaskID != h.chat || st.SessionID != "s_new" || lmp.Deref(fs[0].TaskID) != h.chat {
@@ -463,9 +469,7 @@ func TestNewSessionKeepsTheTask(t *testing.T) { // F-9, note 18
 // the run's end is dropped; a bridge tool's lone post_tool_call is a
 // started/finished pair (note 17).
 func TestReorderedHooks(t *testing.T) { // F-3, note 6, note 17
-	e := newEnv(t)
-	c, dev := e.pair()
-	h := chatTurn(t, e, c, dev, "", "s_order", "t_order")
+	e, c, h := newChatTurn(t, "s_order", "t_order")
 	h.start(1)
 	h.end(1, "", nil)
 	h.delta(1, "late in call 1")
@@ -534,9 +538,7 @@ func TestMalformedHooksAreDropped(t *testing.T) {
 }
 
 func TestRunCommands(t *testing.T) { // F-6, F-7
-	e := newEnv(t)
-	c, dev := e.pair()
-	h := chatTurn(t, e, c, dev, "", "s3", "t3")
+	e, c, h := newChatTurn(t, "s3", "t3")
 	h.start(1)
 	expectType[lmp.RunStarted](t, c)
 
@@ -602,9 +604,7 @@ func TestTaskListAndNotification(t *testing.T) { // F-9, H-4
 // call still gets its own index, pairs with its finish, and the run has
 // one start and one end.
 func TestConcurrentHooksOfOneTurn(t *testing.T) { // F-3, note 6
-	e := newEnv(t)
-	c, dev := e.pair()
-	h := chatTurn(t, e, c, dev, "", "s_par", "t_par")
+	e, c, h := newChatTurn(t, "s_par", "t_par")
 	h.start(1)
 	h.end(1, "", nil)
 	const calls = 16
@@ -652,12 +652,8 @@ func TestConcurrentHooksOfOneTurn(t *testing.T) { // F-3, note 6
 // A /stop that comes after the turn completed, while its final reply is on
 // its way, cancels nothing: the run completes with the reply.
 func TestStopAfterTheTurnCompleted(t *testing.T) { // F-6, note 17
-	e := newEnv(t)
-	c, dev := e.pair()
-	h := chatTurn(t, e, c, dev, "", "s_late_stop", "t_late_stop")
-	h.start(1)
-	h.end(1, "done", nil)
-	h.sessionEnd(true, false)
+	e, c, h := newChatTurn(t, "s_late_stop", "t_late_stop")
+	h.answer("done")
 	e.srv.InterruptSessionActivity(context.Background(), server.SessionKeyPrefix+h.chat, h.chat)
 	hook(e, "agent_loop_stopped", map[string]any{"session_key": server.SessionKeyPrefix + h.chat, "platform": "loomi",
 		"reason": "stop", "invalidation_reason": "stop_command"})

@@ -1,6 +1,8 @@
 package suites
 
 import (
+	"errors"
+
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/client"
@@ -9,6 +11,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 // envelopeKeys are the fields every server frame carries (E-1).
@@ -42,6 +45,42 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 		must.Send(ctx, again, lmp.Ping{})
 		checkEnvelope(must.Expect(ctx, again, match.Type(lmp.TypePong)))
 	})
+
+	// A refusal is written apart from every other frame, just before the
+	// close; a server may also close without one, which passes.
+	conformance.It("E-1,E-3", rules.MUST, "the error frame of a refused hello carries the full envelope too", func(ctx ginkgo.SpecContext) {
+		tok := must.Token(ctx)
+		c := must.Dial(ctx, "device from the future")
+		c.LearnSecret(conformance.SecretToken, tok)
+		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeHello, "payload": map[string]any{
+			"protocol_version": 99, "token": tok,
+			"device_info": map[string]any{"model": "m", "os": "o", "app_version": "1"},
+		}})
+		f, err := should.Expect(ctx, c, match.Type(lmp.TypeError))
+		var ce *client.CloseError
+		if errors.As(err, &ce) {
+			ginkgo.AddReportEntry("refusal", "the hello was refused with a close and no error frame: no envelope to check")
+			return
+		}
+		must.Succeed(err, "the answer to a hello with protocol_version 99")
+		checkEnvelope(f)
+	})
+
+	// Revocation ends a connection that has had events: its error frame,
+	// if it sends one, is numbered among them. A close alone passes.
+	conformance.It("E-1,E-2,E-3", rules.MUST, "the error frame ending a revoked device's open connection carries the full envelope and a seq not below the events sent before it", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		high := highestSeq(c, takeBatch(ctx, c, notifications(ctx, c, 2)))
+		revoke(ctx, c.Device.ID)
+		f, err := should.Expect(ctx, c, match.Type(lmp.TypeError))
+		if err != nil && !errors.Is(err, conformance.ErrInvalidFrame) {
+			ginkgo.AddReportEntry("revocation", "no error frame before the connection's end: no envelope to check: "+err.Error())
+			return
+		}
+		must.Succeed(err, "the error frame ending the revoked device's connection")
+		checkEnvelope(f)
+		must.That(f.Seq >= high, "the error frame ending the connection has seq %d, below seq %d of a durable event sent before it (E-2)", f.Seq, high)
+	}, conformance.NeedsEvents)
 
 	conformance.It("E-2", rules.SHOULD, "connection-scoped frames carry the device's current seq without advancing it (note 2)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")

@@ -5,13 +5,15 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section("§2 Truncation", "truncation", func() {
-	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true in hello.ok", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true in hello.ok, and the connection serves the task.list the app then fetches", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		start := a.HelloSeq
 		n := profile().ReplayWindow + 40
@@ -20,5 +22,8 @@ var _ = conformance.Section("§2 Truncation", "truncation", func() {
 		must.Succeed(a.CloseNow())
 		b := must.Connect(ctx, "device reconnected", a.Device, &start)
 		must.That(b.HelloOK.Truncated, "a gap of %d events with a window of %d: hello.ok does not say truncated", n, profile().ReplayWindow)
+		// The app then re-fetches task.list (E-6), on this connection.
+		rid := should.NewID("tr-")
+		must.Request(ctx, b, lmp.TaskList{RequestID: rid}, rid)
 	}, conformance.NeedsEvents, ginkgo.SpecTimeout(2*time.Minute))
 })

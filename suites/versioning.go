@@ -17,6 +17,8 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 	conformance.It("V-2", rules.MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Equal("hello.ok protocol_version", c.HelloOK.ProtocolVersion, lmp.Version)
+		again := must.Connect(ctx, "device again", c.Device, nil)
+		must.Equal("protocol_version of the hello.ok answering a paired device", again.HelloOK.ProtocolVersion, lmp.Version)
 		must.Equal("pong envelope v", rawEnvelope(must.Expect(ctx, pinged(ctx, c), match.Type(lmp.TypePong)))["v"], float64(lmp.Version))
 	})
 
@@ -26,6 +28,15 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
 		must.That(err != nil, "a hello with protocol_version 99 got hello.ok")
 		must.Refused(ctx, c, err, "hello with protocol_version 99")
+	})
+
+	conformance.It("V-2", rules.MUST, "a paired device's hello with an unsupported protocol_version is refused too: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+		a := must.Pair(ctx, "device")
+		must.Succeed(a.CloseNow())
+		c := must.Dial(ctx, "device back, from the future")
+		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, DeviceID: a.Device.ID, Credential: a.Device.Credential})
+		must.That(err != nil, "a paired device's hello with protocol_version 99 got hello.ok")
+		must.Refused(ctx, c, err, "a paired device's hello with protocol_version 99")
 	})
 
 	conformance.It("V-2", rules.MUST, "a hello with protocol_version 0, older than any version, is refused: a fatal error, then a close", func(ctx ginkgo.SpecContext) {

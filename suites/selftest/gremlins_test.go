@@ -3,14 +3,18 @@ package selftest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/loomi-lmp/lmpkit/check"
 	"github.com/loomi-lmp/lmpkit/internal/mutant"
 )
 
@@ -19,7 +23,14 @@ import (
 // when LMP_GREMLINS names gremlins' dry-run report (gremlins unleash
 // --dry-run -o FILE ./server) and writes its findings to
 // LMP_GREMLINS_OUT as Markdown (docs/selftest.md quotes them).
-// LMP_GREMLINS_EVERY takes every n-th mutation point (default 1: all).
+// LMP_GREMLINS_EVERY takes every n-th mutation point (default 1: all);
+// LMP_GREMLINS_ONLY, a comma-separated list of file:line:column, takes
+// those points instead; LMP_GREMLINS_RUNS is how many lmp-check runs go at once (default
+// maxRuns), for a machine that others share; LMP_GREMLINS_STRICT=1 runs
+// lmp-check with --strict (a failing SHOULD spec kills too), without the
+// timing profile's spec (the in-process server's short timings deviate
+// from the spec's by design). The clean server is checked the same way
+// first: a verdict means something only if it passes.
 func TestSecondOpinion(t *testing.T) {
 	report := os.Getenv("LMP_GREMLINS")
 	if report == "" {
@@ -29,47 +40,139 @@ func TestSecondOpinion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	every := 1
-	if v := os.Getenv("LMP_GREMLINS_EVERY"); v != "" {
-		if _, err := fmt.Sscan(v, &every); err != nil || every < 1 {
-			t.Fatalf("LMP_GREMLINS_EVERY=%q: want a whole number from 1", v)
-		}
+	every, err := envCount("LMP_GREMLINS_EVERY", 1)
+	if err != nil {
+		t.Fatal(err)
 	}
+	parallel, err := envCount("LMP_GREMLINS_RUNS", maxRuns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := strings.Split(os.Getenv("LMP_GREMLINS_ONLY"), ",")
 	var sample []gremlin
 	for i, p := range points {
-		if i%every == 0 {
+		at := fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Column)
+		if only[0] == "" && i%every == 0 || slices.Contains(only, at) {
 			sample = append(sample, p)
 		}
 	}
-	verdicts := make([]string, len(sample))
-	builds, runs := make(chan struct{}, maxBuilds), make(chan struct{}, maxRuns)
+	var args []string
+	if os.Getenv("LMP_GREMLINS_STRICT") == "1" {
+		args = append(args, "--strict", "--label-filter", "!section:timing")
+	}
+	start := time.Now()
+	pristine(t, args)
+	verdicts := make([]gremlinVerdict, len(sample))
+	builds, runs := make(chan struct{}, min(maxBuilds, parallel)), make(chan struct{}, parallel)
 	var wg sync.WaitGroup
 	for i, g := range sample {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			verdicts[i] = g.check(t.TempDir(), builds, runs)
+			verdicts[i] = g.check(t.TempDir(), builds, runs, args...)
+			t.Logf("%s:%d:%d %s: %s", g.File, g.Line, g.Column, g.Type, verdicts[i])
 		}()
 	}
 	wg.Wait()
-	counts := map[string]int{}
-	var out bytes.Buffer
-	fmt.Fprintf(&out, "| mutation | verdict |\n|---|---|\n")
-	for i, g := range sample {
-		counts[verdicts[i]]++
-		if verdicts[i] != "killed" {
-			fmt.Fprintf(&out, "| `%s:%d:%d` %s | %s |\n", g.File, g.Line, g.Column, g.Type, verdicts[i])
-		}
+	mode := "lmp-check's default mode"
+	if len(args) > 0 {
+		mode = "lmp-check " + strings.Join(args, " ")
 	}
-	killed, lived := counts["killed"], counts["lived"]
-	summary := fmt.Sprintf("%d mutation points of %d sampled (every %d-th); %d killed, %d lived, %d not viable (do not compile); score %.1f %% (killed of killed and lived)",
-		len(sample), len(points), every, killed, lived, counts["not viable"], 100*float64(killed)/float64(max(killed+lived, 1)))
-	t.Log(summary + "\n" + out.String())
+	out := secondOpinion(points, sample, verdicts, every, parallel, mode, time.Since(start))
+	t.Log(out)
 	if path := os.Getenv("LMP_GREMLINS_OUT"); path != "" {
-		if err := os.WriteFile(path, []byte(summary+"\n\n"+out.String()), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// pristine fails the test unless lmp-check, run with args, passes the
+// clean reference server.
+func pristine(t *testing.T, args []string) {
+	bin, err := buildOverlay("", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := runCheck(bin, args...)
+	if err != nil || o.exit != check.ExitConformant {
+		t.Fatalf("lmp-check %v fails the clean server (exit %d, %v): %s\n%s", args, o.exit, err, strings.Join(failedOnTheirOwn(o.report), "; "), tail(o.output))
+	}
+}
+
+// envCount reads a whole number from 1 from the environment variable name.
+func envCount(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a whole number from 1", name, v)
+	}
+	return n, nil
+}
+
+// The kinds of a gremlin's verdict. A mutant is killed when lmp-check fails
+// the run: a failing MUST spec (exit 1), also when the run hung and the
+// specs lmp-check reported before the bound failed on their own deadlines,
+// or when the mutated server crashed or did not start (lmp-check exits 2,
+// which a CI job counts as a failure too). An error is the harness's or
+// lmp-check's own: a run that hung without a failing spec, or an exit
+// that no server explains.
+const (
+	killed    = "killed"
+	lived     = "lived"
+	notViable = "not viable"
+	harnessed = "error"
+)
+
+// gremlinVerdict is what lmp-check made of one mutation point.
+type gremlinVerdict struct {
+	kind   string
+	detail string // how it was killed, when not by a plain failing run; the error
+}
+
+func (v gremlinVerdict) String() string {
+	if v.detail == "" {
+		return v.kind
+	}
+	return v.kind + ": " + v.detail
+}
+
+// secondOpinion renders the score, the counts by mutator and the table of
+// the points with their verdicts, as Markdown.
+func secondOpinion(points, sample []gremlin, verdicts []gremlinVerdict, every, parallel int, mode string, wall time.Duration) string {
+	kinds := []string{killed, lived, notViable, harnessed}
+	counts := map[string]int{}
+	byType := map[string]map[string]int{}
+	var types []string
+	var rows bytes.Buffer
+	for i, g := range sample {
+		v := verdicts[i]
+		counts[v.kind]++
+		if byType[g.Type] == nil {
+			byType[g.Type] = map[string]int{}
+			types = append(types, g.Type)
+		}
+		byType[g.Type][v.kind]++
+		fmt.Fprintf(&rows, "| `%s:%d:%d` %s | %s |\n", g.File, g.Line, g.Column, g.Type, v)
+	}
+	slices.Sort(types)
+	var out bytes.Buffer
+	k, l := counts[killed], counts[lived]
+	fmt.Fprintf(&out, "%d mutation points of %d sampled (every %d-th), %s, %d runs at a time, %s of wall time; %d killed, %d lived, %d not viable (do not compile), %d errors; score %.1f %% (killed of killed and lived)\n\n",
+		len(sample), len(points), every, mode, parallel, wall.Round(time.Second), k, l, counts[notViable], counts[harnessed], 100*float64(k)/float64(max(k+l, 1)))
+	fmt.Fprintf(&out, "| mutator | %s |\n|---|---|---|---|---|\n", strings.Join(kinds, " | "))
+	for _, ty := range types {
+		fmt.Fprintf(&out, "| %s |", ty)
+		for _, kind := range kinds {
+			fmt.Fprintf(&out, " %d |", byType[ty][kind])
+		}
+		out.WriteString("\n")
+	}
+	fmt.Fprintf(&out, "\n| mutation | verdict |\n|---|---|\n%s", rows.String())
+	return out.String()
 }
 
 // gremlin is one mutation point of gremlins' report.
@@ -149,38 +252,141 @@ func (g gremlin) mutate(src []byte) ([]byte, error) {
 }
 
 // check builds lmp-check with the mutation and runs every spec, in the
-// default mode: killed (the run failed), lived, or not viable.
-func (g gremlin) check(dir string, builds, runs chan struct{}) string {
+// default mode or with args.
+func (g gremlin) check(dir string, builds, runs chan struct{}, args ...string) gremlinVerdict {
+	fail := func(err error) gremlinVerdict {
+		return gremlinVerdict{kind: harnessed, detail: strings.SplitN(err.Error(), "\n", 2)[0]}
+	}
 	src, err := os.ReadFile(filepath.Join(moduleRoot, g.File))
 	if err != nil {
-		return "error: " + err.Error()
+		return fail(err)
 	}
 	mutated, err := g.mutate(src)
 	if err != nil {
-		return "error: " + err.Error()
+		return fail(err)
 	}
 	ov, err := mutant.WriteOverlay(moduleRoot, dir, map[string][]byte{g.File: mutated})
 	if err != nil {
-		return "error: " + err.Error()
+		return fail(err)
 	}
 	builds <- struct{}{}
 	bin, err := buildOverlay(ov, dir)
 	<-builds
 	if err != nil {
-		return "not viable"
+		return gremlinVerdict{kind: notViable}
 	}
 	runs <- struct{}{}
 	defer func() { <-runs }()
-	o, err := runCheck(bin)
+	o, err := runCheck(bin, args...)
+	return gremlinJudge(o, err)
+}
+
+// gremlinJudge gives a run's verdict (see the kinds above).
+func gremlinJudge(o outcome, err error) gremlinVerdict {
 	switch {
+	case o.timedOut:
+		failed := failedOnTheirOwn(o.report)
+		if len(failed) == 0 {
+			return gremlinVerdict{kind: harnessed, detail: fmt.Sprintf("lmp-check did not finish within %v, and no spec had failed on its own", runTimeout)}
+		}
+		return gremlinVerdict{kind: killed, detail: fmt.Sprintf("hang: %d specs failed on their own deadlines before the %v bound (first: %q)", len(failed), runTimeout, failed[0])}
+	case o.exit == check.ExitUsage && err != nil:
+		if crash := serverCrash(o.output); crash != "" {
+			return gremlinVerdict{kind: killed, detail: "the server crashed: " + crash}
+		}
+		if line := grepLine(o.output, "start the in-process server"); line != "" {
+			return gremlinVerdict{kind: killed, detail: "the server does not start: " + line}
+		}
 	case err != nil:
-		return "error: " + strings.SplitN(err.Error(), "\n", 2)[0]
-	case o.exit == 1:
-		return "killed"
-	case o.exit == 0:
-		return "lived"
+	case o.exit == check.ExitNotConformant:
+		failed := failedOnTheirOwn(o.report)
+		if len(failed) == 0 {
+			return gremlinVerdict{kind: killed}
+		}
+		return gremlinVerdict{kind: killed, detail: fmt.Sprintf("by %q", failed[0])}
+	case o.exit == check.ExitConformant:
+		return gremlinVerdict{kind: lived}
 	}
-	return fmt.Sprintf("error: exit %d", o.exit)
+	if err == nil {
+		err = fmt.Errorf("lmp-check exited %d", o.exit)
+	}
+	return gremlinVerdict{kind: harnessed, detail: strings.SplitN(err.Error(), "\n", 2)[0]}
+}
+
+// failedOnTheirOwn lists the failed specs of a report, but the one an
+// interrupt ended.
+func failedOnTheirOwn(r check.JSONReport) []string {
+	var failed []string
+	for _, s := range r.Specs {
+		if s.Verdict == string(check.Fail) && !strings.HasPrefix(s.Reason, "interrupted") {
+			failed = append(failed, "["+strings.Join(s.Rules, ",")+"] "+s.Text)
+		}
+	}
+	return failed
+}
+
+// serverCrash returns the panic message of a Go panic in server/ that
+// ended lmp-check (its in-process server runs in lmp-check's process), or
+// "" when the output holds none: a panic elsewhere is lmp-check's own.
+func serverCrash(output string) string {
+	msg := grepLine(output, "panic: ")
+	if msg == "" {
+		msg = grepLine(output, "fatal error: ")
+	}
+	if msg == "" {
+		return ""
+	}
+	_, trace, _ := strings.Cut(output, "goroutine ")
+	for _, line := range strings.Split(trace, "\n") {
+		if strings.Contains(line, "github.com/loomi-lmp/lmpkit/") {
+			if strings.Contains(line, "github.com/loomi-lmp/lmpkit/server") {
+				return msg + " (in " + strings.TrimSpace(line) + ")"
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// grepLine returns the first line of s that contains sub, trimmed.
+func grepLine(s, sub string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if strings.Contains(line, sub) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+func TestGremlinJudge(t *testing.T) {
+	report := func(specs ...check.JSONSpec) check.JSONReport {
+		return check.JSONReport{Format: check.ReportFormat, Specs: specs}
+	}
+	failed := check.JSONSpec{Text: "pong in time", Verdict: string(check.Fail), Reason: "no frame within 5s"}
+	interrupted := check.JSONSpec{Text: "replay", Verdict: string(check.Fail), Reason: "interrupted: Interrupted by User"}
+	hung := errors.New("lmp-check did not finish within 4m0s")
+	panicked := "lmp-check: checking …\npanic: runtime error: index out of range [3] with length 3\n\ngoroutine 7 [running]:\n" +
+		"github.com/loomi-lmp/lmpkit/server.(*conn).replay(...)\n\t/x/server/replay.go:30 +0x1d\n"
+	for _, c := range []struct {
+		name string
+		o    outcome
+		err  error
+		want string
+	}{
+		{"failing run", outcome{exit: 1, report: report(failed)}, nil, killed},
+		{"passing run", outcome{exit: 0, report: report()}, nil, lived},
+		{"hang with failures before the bound", outcome{exit: 1, timedOut: true, report: report(failed, interrupted)}, hung, killed},
+		{"hang with only the interrupted spec failed", outcome{exit: 1, timedOut: true, report: report(interrupted)}, hung, harnessed},
+		{"hang without a report", outcome{exit: -1, timedOut: true}, hung, harnessed},
+		{"server panic", outcome{exit: 2, output: panicked}, errors.New("lmp-check exited 2 without a JSON report"), killed},
+		{"lmp-check's own panic", outcome{exit: 2, output: strings.ReplaceAll(panicked, "lmpkit/server", "lmpkit/check")}, errors.New("lmp-check exited 2 without a JSON report"), harnessed},
+		{"server does not start", outcome{exit: 2, output: "lmp-check: start the in-process server: open store: bad"}, errors.New("lmp-check exited 2 without a JSON report"), killed},
+		{"usage error", outcome{exit: 2, output: "lmp-check: --profile \"x\": want short or spec"}, errors.New("lmp-check exited 2 without a JSON report"), harnessed},
+	} {
+		if got := gremlinJudge(c.o, c.err); got.kind != c.want {
+			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		}
+	}
 }
 
 func TestGremlinMutate(t *testing.T) {

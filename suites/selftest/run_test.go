@@ -20,8 +20,14 @@ import (
 const moduleRoot = "../.."
 
 // runTimeout bounds one lmp-check run: a mutated server may make specs
-// wait out their frame deadlines, never the whole run's.
-const runTimeout = 4 * time.Minute
+// wait out their frame deadlines, never the whole run's. At the bound
+// lmp-check is interrupted, as a user's Ctrl-C would: Ginkgo ends the
+// running spec (it waits interruptGrace for it) and lmp-check still writes
+// its report, which then shows what failed before the bound.
+const (
+	runTimeout     = 4 * time.Minute
+	interruptGrace = time.Minute
+)
 
 // outcome is what one lmp-check run produced.
 type outcome struct {
@@ -29,6 +35,9 @@ type outcome struct {
 	report   check.JSONReport
 	output   string // lmp-check's stdout and stderr, for diagnostics
 	duration time.Duration
+	// timedOut says that the run was interrupted at runTimeout; report
+	// is then what lmp-check wrote after the interrupt, if it did.
+	timedOut bool
 }
 
 // buildCheck builds the clean lmp-check into dir, with -race when the
@@ -82,6 +91,8 @@ func runCheck(bin string, args ...string) (outcome, error) {
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--json-report", reportPath}, args...)...)
 	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = interruptGrace
 	start := time.Now()
 	err := cmd.Run()
 	o := outcome{output: out.String(), duration: time.Since(start)}
@@ -93,20 +104,30 @@ func runCheck(bin string, args ...string) (outcome, error) {
 	default:
 		return o, fmt.Errorf("run lmp-check: %v", err)
 	}
-	if ctx.Err() != nil {
+	o.timedOut = ctx.Err() != nil
+	err = readReport(reportPath, &o)
+	switch {
+	case o.timedOut:
 		return o, fmt.Errorf("lmp-check did not finish within %v", runTimeout)
-	}
-	raw, err := os.ReadFile(reportPath)
-	if err != nil {
-		return o, fmt.Errorf("lmp-check exited %d without a JSON report: %v", o.exit, err)
-	}
-	if err := json.Unmarshal(raw, &o.report); err != nil {
-		return o, fmt.Errorf("JSON report: %v", err)
-	}
-	if o.report.Format != check.ReportFormat {
-		return o, fmt.Errorf("JSON report format %q, want %q", o.report.Format, check.ReportFormat)
+	case err != nil:
+		return o, err
 	}
 	return o, nil
+}
+
+// readReport reads lmp-check's JSON report into o.report.
+func readReport(reportPath string, o *outcome) error {
+	raw, err := os.ReadFile(reportPath)
+	if err != nil {
+		return fmt.Errorf("lmp-check exited %d without a JSON report: %v", o.exit, err)
+	}
+	if err := json.Unmarshal(raw, &o.report); err != nil {
+		return fmt.Errorf("JSON report: %v", err)
+	}
+	if o.report.Format != check.ReportFormat {
+		return fmt.Errorf("JSON report format %q, want %q", o.report.Format, check.ReportFormat)
+	}
+	return nil
 }
 
 // sectionFilter is the Ginkgo label filter selecting a mutant's sections.

@@ -1,0 +1,35 @@
+package suites
+
+import (
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
+)
+
+var _ = conformance.Section("§1 Transport", "transport", func() {
+	// A server may refuse a task_id it did not hand out; one it takes comes
+	// back in the frames of that task's run, and those frames are JSON
+	// (T-3) whatever the string holds: strings made only of the characters
+	// JSON escapes are the edge of any hand-written encoder.
+	conformance.It("T-3", rules.MUST, "a task_id of only backslashes or quotes, when the server takes it, comes back as valid JSON in the frames of its run", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		taken := 0
+		for _, task := range []string{`\`, `\\`, `"`, `\"`} {
+			rid := should.NewID("rq-")
+			ans := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0), RequestID: rid}, rid)
+			if ans.Type == lmp.TypeError {
+				continue // refused: a task the server does not know
+			}
+			taken++
+			must.Expect(ctx, c, match.Task(task).And(match.Terminal()))
+		}
+		if taken == 0 {
+			ginkgo.Skip("the server refused every such task_id: nothing came back to check")
+		}
+	}, conformance.NeedsEvents)
+})

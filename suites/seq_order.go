@@ -1,0 +1,53 @@
+package suites
+
+import (
+	"context"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
+)
+
+// seqWatch reads a connection's frames in the order they arrived and
+// checks that their seq never goes back.
+type seqWatch struct {
+	c    *conformance.Conn
+	last int64
+	prev string // the frame that carried last
+}
+
+// until reads frames up to and including the first one m matches.
+func (w *seqWatch) until(ctx context.Context, m match.M) client.Frame {
+	for {
+		f := must.Expect(ctx, w.c, match.Anything())
+		must.That(f.Seq >= w.last, "seq went back on one connection: %s carries seq %d after %s carried %d", w.c.Describe(f), f.Seq, w.prev, w.last)
+		w.last, w.prev = f.Seq, f.Type
+		if m.Match(f) {
+			return f
+		}
+	}
+}
+
+var _ = conformance.Section("§2 Envelope", "envelope", func() {
+	// seq is the device's monotonically increasing number (§2), and the app
+	// drops a seq below one it has processed: a frame whose seq exceeds the
+	// next event's would make the app drop that event. Whether connection
+	// frames take a seq of their own or repeat the current one (note 2),
+	// none may run ahead. The device is paired after another device's event,
+	// so that its numbers and the server's count of all events differ.
+	conformance.It("E-2", rules.MUST, "seq never goes back on a connection: a pong between two events carries no seq above the later event's", func(ctx ginkgo.SpecContext) {
+		first := must.Pair(ctx, "device A")
+		must.Expect(ctx, first, notifications(ctx, first, 1).Match())
+		c := must.Pair(ctx, "device B")
+		w := &seqWatch{c: c, last: c.HelloSeq, prev: lmp.TypeHelloOK}
+		w.until(ctx, notifications(ctx, c, 1).Match())
+		must.Send(ctx, c, lmp.Ping{})
+		w.until(ctx, match.Type(lmp.TypePong))
+		w.until(ctx, notifications(ctx, c, 1).Match())
+	}, conformance.NeedsEvents)
+})
