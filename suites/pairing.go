@@ -158,7 +158,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		// Every connection is open before any hello leaves, and the hellos
 		// leave together: a server that voids the token some time after
 		// checking it (once the device is stored, say) pairs more than one.
-		const n = 8
+		const n = 16
 		tok := must.Token(ctx)
 		conns := make([]*conformance.Conn, n)
 		for i := range conns {
