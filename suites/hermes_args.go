@@ -144,6 +144,22 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 		}
 	}, conformance.NeedsDriver)
 
+	// §4 lists command, description and smart_denied among
+	// approval.required's fields, and §7 takes the frame from the
+	// adapter's exec-approval prompt, whose arguments they are.
+	conformance.It("H-3,F-1", rules.MUST, "approval.required carries the prompt's command, description and smart_denied", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		for _, smart := range []bool{true, false} {
+			command, description := "rm -rf /tmp/"+should.NewID("x"), "recursive delete "+should.NewID("")
+			res, err := drv().Approval(ctx, driver.ApprovalRequest{Command: command, Description: description, SmartDenied: smart})
+			must.Succeed(err)
+			req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
+			must.Equal("approval.required command", req.Command, command)
+			must.Equal("approval.required description", req.Description, description)
+			must.Equal(fmt.Sprintf("approval.required smart_denied of a prompt with smart_denied %t", smart), req.SmartDenied, smart)
+		}
+	}, conformance.NeedsDriver)
+
 	conformance.It("F-5", rules.MUST, "session.send with a task_id injects the message into that task's chat", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		s, err := drv().Session(ctx, driver.SessionRequest{Title: "existing " + should.NewID("")})

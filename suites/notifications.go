@@ -30,6 +30,27 @@ var _ = conformance.Section("§4 Notifications", "notifications", func() {
 		}
 	}, conformance.NeedsEvents)
 
+	// The text of a notification is the message send() delivered (§4,
+	// §7: notification comes from send()), all of it: a message of several
+	// lines is not its first line. Whatever else send() was given (Hermes
+	// gives no category, another caller of the adapter may), the category
+	// is one of the two §4 names (F-1).
+	conformance.It("H-4,F-1", rules.MUST, "a notification's text is the whole message send() was given, every line of it, and its category is result or diagnostic", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		for _, metadata := range []map[string]any{nil, {"category": lmp.CategoryDiagnostic}, {"category": lmp.CategoryResult}} {
+			chat := should.NewID("task_cf")
+			text := should.NewID("Cron job finished ") + "\n3 new issues.\n1 failing check."
+			res, err := drv().Send(ctx, driver.SendRequest{ChatID: chat, Content: text, Metadata: metadata})
+			must.Succeed(err, "driver send()")
+			must.That(res.Success, "driver send() failed: %+v", res)
+			f := must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(chat)))
+			category, _ := rawPayload(f)["category"].(string)
+			must.That(category == lmp.CategoryResult || category == lmp.CategoryDiagnostic,
+				"a send() with metadata %v became a notification of category %q, not result or diagnostic: %s", metadata, category, c.Describe(f))
+			must.Equal("notification text", must.Decode[lmp.Notification](f).Text, text)
+		}
+	}, conformance.NeedsDriver)
+
 	// INFO: Hermes passes no category, title, source or requires_attention
 	// to send() (hermes.md, note 20), so a notification's fields beyond its
 	// text are the adapter's own derivation. The reference adapter takes

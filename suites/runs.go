@@ -89,6 +89,31 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		}
 	}, conformance.NeedsEvents)
 
+	// §4 lists run_id (and, for run.started and approval.required, task_id)
+	// among the payload fields, and §2 puts the same ids in the envelope: a
+	// frame is about one run of one task, so the two must agree. A payload
+	// that leaves a field out says nothing, and is not checked here.
+	conformance.It("F-1,E-1", rules.MUST, "the run_id and task_id of a payload name the run and task of its envelope: a run's frames and its approval.required", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events().Text("approval", 0)})
+		var req client.Frame
+		for req.Type != lmp.TypeApprovalRequired {
+			req = must.Expect(ctx, c, match.Task(task).And(match.Durable()))
+			payloadNamesEnvelope(c, req)
+			must.That(!match.Terminal().Match(req), "the approval run in task %s ended before it asked for its approval: %s", task, c.Describe(req))
+		}
+		id := must.Decode[lmp.ApprovalRequired](req).ApprovalID
+		rid := should.NewID("rq-")
+		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: id, Choice: lmp.ChoiceDeny, RequestID: rid}, rid)
+		for {
+			f := must.Expect(ctx, c, match.Task(task).And(match.Durable()))
+			payloadNamesEnvelope(c, f)
+			if match.Terminal().Match(f) {
+				return
+			}
+		}
+	}, conformance.NeedsEvents)
+
 	conformance.It("H-2,F-3", rules.MUST, "tool hooks map to run.tool_started/finished that pair by index and call_id", func(ctx ginkgo.SpecContext) {
 		starts, finishes := toolTurn(ctx)
 		_, a := starts["call_a"]
@@ -365,4 +390,22 @@ func describeAll(c *conformance.Conn, frames []client.Frame) string {
 		out[i] = c.Describe(f)
 	}
 	return strings.Join(out, ", then ")
+}
+
+// payloadNamesEnvelope fails the spec when f's payload has a run_id or
+// task_id other than its envelope's (a null one included).
+func payloadNamesEnvelope(c *conformance.Conn, f client.Frame) {
+	p := rawPayload(f)
+	for _, k := range []struct {
+		key      string
+		envelope *string
+	}{{"run_id", f.RunID}, {"task_id", f.TaskID}} {
+		v, ok := p[k.key]
+		if !ok {
+			continue
+		}
+		got, _ := v.(string)
+		must.That(got == lmp.Deref(k.envelope) && (v == nil) == (k.envelope == nil),
+			"%s names %s %v in its payload but %q in its envelope: %s", f.Type, k.key, v, lmp.Deref(k.envelope), c.Describe(f))
+	}
 }

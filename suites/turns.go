@@ -177,6 +177,46 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		}
 	}, conformance.NeedsEvents)
 
+	// A chat runs one turn after another: the end of the first is final.
+	// The task's next run must not bring a second terminal frame, or any
+	// other frame, of the run before it. In band, so that any server's
+	// reply runs show it.
+	conformance.It("H-1", rules.MUST, "the next run of a task brings no frame of the task's ended run: a run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		first := replyRun(ctx, c)
+		task := first.TaskID
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0)})
+		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
+		must.That(next.RunID != first.RunID, "the task's second reply run started as its first run %s", first.RunID)
+		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
+		// A marker in the same task: the frames of both runs were sent before it.
+		oneNotification(ctx, c, &task)
+		for _, f := range pendingIn(c, task, match.Run(first.RunID)) {
+			must.That(false, "run %s ended before the task's next run %s, and then sent %s", first.RunID, next.RunID, c.Describe(f))
+		}
+	}, conformance.NeedsEvents)
+
+	// Hermes' stream hooks run off the agent thread and on_session_end on
+	// it (hermes.md): a delta or a call's end may reach the adapter after
+	// the turn ended. Whatever a server makes of it, a frame of the run
+	// after its terminal frame contradicts that end.
+	conformance.It("H-1", rules.MUST, "stream hooks that arrive after their turn has ended send nothing: the run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		t := newTurn(ctx, c)
+		t.start(ctx)
+		t.delta(ctx, "On time.", lmp.DeltaKindText)
+		t.end(ctx, "On time.", nil)
+		t.complete(ctx, "On time.")
+		end := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
+		run := lmp.Deref(end.RunID)
+		t.delta(ctx, "Too late.", lmp.DeltaKindText)
+		t.hook(ctx, "on_interim_message", map[string]any{"text": "too late", "already_streamed": false})
+		t.end(ctx, "Too late.", nil)
+		for _, f := range afterMarker(ctx, c) {
+			must.That(lmp.Deref(f.RunID) != run || f.Seq < end.Seq, "a hook that came after run %s ended brought %s", run, c.Describe(f))
+		}
+	}, conformance.NeedsDriver)
+
 	conformance.It("H-1", rules.SHOULD, "turns of another platform and of subagents are not shown to phones (note 19)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own := newTurn(ctx, c)
