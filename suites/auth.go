@@ -165,6 +165,22 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 	})
 })
 
+var _ = conformance.Section("§3 Authentication", "auth", func() {
+	conformance.It("S-5", rules.MUST, "a device revoked while offline can no longer connect", func(ctx ginkgo.SpecContext) {
+		online := must.Pair(ctx, "device online at its revocation")
+		offline := must.Pair(ctx, "device offline at its revocation")
+		must.Succeed(offline.Close())
+		// The first revocation shows that the target revokes at all (or
+		// skips the spec); the offline device's must then succeed too.
+		revoke(ctx, online.Device.ID)
+		must.Succeed(target().Revoke(ctx, offline.Device.ID), "revoke the offline device %s", offline.Device.ID)
+		c := must.Dial(ctx, "device revoked while offline")
+		_, err := c.Hello(ctx, lmp.Hello{DeviceID: offline.Device.ID, Credential: offline.Device.Credential})
+		must.That(err != nil, "a device revoked while offline got hello.ok")
+		must.Refused(ctx, c, err, "hello of a device revoked while offline")
+	})
+})
+
 // revokedHello pairs a device, revokes it and sends its hello again on a
 // new connection; it returns the device's first connection, the new one
 // and the refused hello's error.

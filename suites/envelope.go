@@ -105,3 +105,16 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 		}
 	})
 })
+
+var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
+	conformance.It("E-4,F-1", rules.MUST, "every frame of a turn that calls tools validates against the schemas: a tool call's arguments reach the payload as normalised literals", func(ctx ginkgo.SpecContext) {
+		// Tool arguments are the one free-form value Hermes hands the
+		// adapter for a payload (run.tool_started's preview): every frame
+		// of the run, taken up to its terminal frame, is validated.
+		c := must.Pair(ctx, "device")
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events().Text("tool_run", 0)})
+		for _, f := range runFramesOf(ctx, c, task) {
+			must.Succeed(conformance.ValidateFrame(f), "frame of the tool turn: %s", c.Describe(f))
+		}
+	}, conformance.NeedsEvents)
+})

@@ -298,3 +298,20 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		soft.Done()
 	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(7*time.Minute))
 })
+
+var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
+	conformance.It("M-1", rules.MUST, "a device that reconnects gets every event on its new connection once its old one has ended", func(ctx ginkgo.SpecContext) {
+		// A phone often reconnects before the server has seen its old
+		// connection end: the old one's end must not take the new one off
+		// the devices that get events.
+		old := must.Pair(ctx, "device")
+		other := must.Pair(ctx, "another device")
+		again := must.Connect(ctx, "device again", old.Device, nil)
+		must.Succeed(old.Close(), "close the device's old connection")
+		for range 2 {
+			batch := notifications(ctx, other, 1)
+			must.Expect(ctx, other, batch.Match())
+			must.Expect(ctx, again, batch.Match())
+		}
+	}, conformance.NeedsEvents)
+})

@@ -1,9 +1,13 @@
 package suites
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"reflect"
 
 	"github.com/coder/websocket"
@@ -115,5 +119,70 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		defer c.CloseNow()
 		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
 		must.Succeed(err, "pair at %s without following redirects", target().WSURL)
+	})
+})
+
+var _ = conformance.Section("§1 Transport", "transport", func() {
+	conformance.It("T-3", rules.MUST, "a text frame that is not UTF-8 is not served on an authenticated connection", func(ctx ginkgo.SpecContext) {
+		// A frame that would be a ping, but for a byte that is no UTF-8:
+		// whatever the server does with it (an error, a close), it is no
+		// frame of LMP and gets no pong.
+		c := must.Pair(ctx, "device")
+		bad := []byte(`{"v":1,"type":"ping","payload":{"note":"` + "\xff\xfe" + `"}}`)
+		must.Succeed(c.SendRaw(ctx, websocket.MessageText, bad))
+		f, err := should.Expect(ctx, c, match.Type(lmp.TypePong, lmp.TypeError))
+		must.That(err != nil || f.Type != lmp.TypePong, "a text frame holding invalid UTF-8 was served: answered with %s", c.Describe(f))
+	})
+
+	conformance.It("T-3", rules.MUST, "a hello that is not UTF-8 does not pair a device", func(ctx ginkgo.SpecContext) {
+		c := must.Dial(ctx, "device")
+		tok := must.Token(ctx)
+		conformance.RecordSecret(conformance.SecretToken, tok)
+		raw, err := json.Marshal(map[string]any{"v": lmp.Version, "type": lmp.TypeHello, "payload": map[string]any{
+			"protocol_version": lmp.Version, "token": tok,
+			"device_info": map[string]any{"model": "MODEL", "os": "go", "app_version": "1"},
+		}})
+		must.Succeed(err)
+		bad := bytes.Replace(raw, []byte("MODEL"), []byte("phone \xff\xfe"), 1)
+		must.Succeed(c.SendRaw(ctx, websocket.MessageText, bad))
+		f, err := should.Expect(ctx, c, match.Type(lmp.TypeHelloOK, lmp.TypeError))
+		must.That(err != nil || f.Type != lmp.TypeHelloOK, "a hello holding invalid UTF-8 paired a device: answered with %s", c.Describe(f))
+	})
+
+	conformance.It("S-6", rules.MUST, "the WebSocket works through a reverse proxy: a device pairs and is answered through one that adds forwarding headers", func(ctx ginkgo.SpecContext) {
+		// A reverse proxy on this host, as nginx with the Upgrade headers of
+		// lmp-v1.md §3: it forwards the upgrade with X-Forwarded-For,
+		// -Host and -Proto. The token is minted directly (the pairing
+		// endpoint is loopback only); the WebSocket goes through the proxy.
+		u, err := url.Parse(target().WSURL)
+		must.Succeed(err)
+		backend := &url.URL{Scheme: "http", Host: u.Host}
+		if u.Scheme == "wss" {
+			backend.Scheme = "https"
+		}
+		var transport http.RoundTripper
+		if hc := target().HTTPClient; hc != nil {
+			transport = hc.Transport
+		}
+		proxy := &httputil.ReverseProxy{
+			Rewrite: func(r *httputil.ProxyRequest) {
+				r.SetURL(backend)
+				r.SetXForwarded()
+			},
+			Transport: transport,
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		must.Succeed(err)
+		srv := &http.Server{Handler: proxy, ReadHeaderTimeout: conformance.Wait()}
+		go func() { _ = srv.Serve(ln) }()
+		defer srv.Close()
+		raw, err := client.Dial(ctx, "ws://"+ln.Addr().String()+lmp.PathWebSocket, target().DialOptions())
+		must.Succeed(err, "WebSocket upgrade through a reverse proxy to %s", target().WSURL)
+		c := &conformance.Conn{Conn: raw, Name: "device through a proxy"}
+		defer c.CloseNow()
+		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
+		must.Succeed(err, "pair through a reverse proxy")
+		must.Send(ctx, c, lmp.Ping{})
+		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 })
