@@ -5,18 +5,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/onsi/gomega"
-
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
-)
-
-// Gomega's matchers, for the few specs that still use them
-// (envelope_events.go); every other spec fails with the one-line helpers
-// of package must.
-var (
-	Expect = gomega.Expect
-	Equal  = gomega.Equal
 )
 
 func target() *conformance.Target { return conformance.Current() }
