@@ -8,17 +8,22 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // Limits that keep validation cheap on hostile input. A frame beyond them is
 // reported as an error, never a crash.
 const (
-	// MaxBytes is the largest frame or document validated: 16 MiB, the
-	// largest frame the kit's client reads (client.Options.ReadLimit). The
-	// spec sets no frame size, so a server frame of any size up to that
-	// validates; the reference server reads at most lmp.MaxFrameBytes of a
-	// client's frame, which is its own limit (docs/protocol.md).
+	// MaxBytes is the largest server frame or document validated: 16 MiB,
+	// the largest frame the kit's client reads (client.Options.ReadLimit).
+	// The spec sets no frame size, so a server frame of any size up to that
+	// validates. A client frame is held to MaxClientBytes.
 	MaxBytes = 16 << 20
+	// MaxClientBytes is the largest client frame validated: the reference
+	// server's read limit (docs/protocol.md), which the c2s schemas'
+	// maxLengths are sized for.
+	MaxClientBytes = lmp.MaxFrameBytes
 	// MaxDepth is the deepest nesting of objects and arrays accepted. LMP
 	// frames nest four levels at most.
 	MaxDepth = 64
@@ -45,11 +50,12 @@ type instance struct {
 	fracInts map[string]bool
 }
 
-// decode parses raw defensively: size, UTF-8, nesting depth and number
-// range are checked before anything is allocated for the value (T-3).
-func decode(raw []byte) (*instance, []problem) {
-	if len(raw) > MaxBytes {
-		return nil, []problem{{"", fmt.Sprintf("%d bytes, over the %d-byte limit", len(raw), MaxBytes)}}
+// decode parses raw defensively: size (at most limit bytes), UTF-8,
+// nesting depth and number range are checked before anything is allocated
+// for the value (T-3).
+func decode(raw []byte, limit int) (*instance, []problem) {
+	if len(raw) > limit {
+		return nil, []problem{{"", fmt.Sprintf("%d bytes, over the %d-byte limit", len(raw), limit)}}
 	}
 	// T-3: frames are UTF-8 JSON text.
 	if !utf8.Valid(raw) {

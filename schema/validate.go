@@ -47,7 +47,11 @@ func ValidateFrame(dir Direction, raw []byte) []Error {
 		return []Error{{Frame: "frame", Message: fmt.Sprintf("unknown direction %q (want s2c or c2s)", string(dir))}}
 	}
 	frame := "frame"
-	in, probs := decode(raw)
+	limit := MaxBytes
+	if dir == ClientToServer {
+		limit = MaxClientBytes
+	}
+	in, probs := decode(raw, limit)
 	if probs != nil {
 		if in != nil {
 			frame = frameName(known, in.value)
@@ -69,7 +73,7 @@ func ValidateFrame(dir Direction, raw []byte) []Error {
 // other of Names(), frame schemas included. It returns nil when raw is
 // valid.
 func ValidateDocument(name string, raw []byte) []Error {
-	in, probs := decode(raw)
+	in, probs := decode(raw, MaxBytes)
 	if probs != nil {
 		return problemErrors(name, probs)
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,13 +16,13 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
 
-// Mutants are built two at a time (the machine's cores; the build cache is
-// shared) and checked maxRuns at a time: a run is mostly waiting on
-// protocol timers.
-const (
-	maxBuilds = 2
-	maxRuns   = 4
-)
+// Mutants are built two at a time (the build cache is shared) and checked
+// maxRuns at a time: a run is mostly waiting on protocol timers (four runs
+// at once kept two cores about one tenth busy), so four runs per core, at
+// most sixteen.
+const maxBuilds = 2
+
+var maxRuns = min(4*runtime.NumCPU(), 16)
 
 // raceEnabled is set by race_test.go (see buildCheck).
 var raceEnabled bool
