@@ -103,19 +103,6 @@ func TestTargetCommands(t *testing.T) {
 	}
 	bin := buildBinary(t)
 	s := startServerProcess(t)
-	report := filepath.Join(t.TempDir(), "report.json")
-	start := time.Now()
-	code, stdout, stderr := runBinary(t, bin, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
-		"--restart-cmd", s.cmd("restart"), "--crash-cmd", s.cmd("crash"), "--revoke-cmd", s.cmd("revoke {device_id}"),
-		"--label-filter", "section:restart || S-5", "--json-report", report)
-	if code != 0 {
-		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	t.Logf("restart, crash and revoke specs in %v", time.Since(start).Round(time.Millisecond))
-	raw, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rep struct {
 		Specs []struct {
 			Section, Text, Level, Verdict, Reason string
@@ -123,9 +110,11 @@ func TestTargetCommands(t *testing.T) {
 			Notes                                 []struct{ Name, Text string }
 		}
 	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	start := time.Now()
+	stdout := passingRun(t, bin, &rep, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
+		"--restart-cmd", s.cmd("restart"), "--crash-cmd", s.cmd("crash"), "--revoke-cmd", s.cmd("revoke {device_id}"),
+		"--label-filter", "section:restart || S-5")
+	t.Logf("restart, crash and revoke specs in %v", time.Since(start).Round(time.Millisecond))
 	restarts, revoke := 0, 0
 	stops := 0                  // the restarts and crashes the specs asked for
 	gaps := map[string]string{} // the gap spec's text → its gap note
@@ -221,23 +210,12 @@ func TestInProcessRunUsesBothSources(t *testing.T) {
 		t.Skip("runs the event specs against an in-process server")
 	}
 	bin := buildBinary(t)
-	report := filepath.Join(t.TempDir(), "report.json")
-	code, stdout, stderr := runBinary(t, bin, "--label-filter", "events || driver", "--json-report", report)
-	if code != 0 {
-		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	raw, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rep struct {
 		Specs []struct {
 			Text, Verdict, Source string
 		}
 	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	passingRun(t, bin, &rep, "--label-filter", "events || driver")
 	// The JSON report has no labels: tell the kinds apart through lmp-check list.
 	_, list, _ := runBinary(t, bin, "list", "--label-filter", "driver || driver-first")
 	bySource := map[string]int{}
@@ -268,24 +246,13 @@ func TestInProcessRestart(t *testing.T) {
 		t.Skip("restarts an in-process server")
 	}
 	bin := buildBinary(t)
-	report := filepath.Join(t.TempDir(), "report.json")
-	code, stdout, stderr := runBinary(t, bin, "--label-filter", "section:restart", "--json-report", report)
-	if code != 0 {
-		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	raw, err := os.ReadFile(report)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var rep struct {
 		Specs []struct {
 			Text, Verdict, Reason string
 			Notes                 []struct{ Name, Text string }
 		}
 	}
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatal(err)
-	}
+	stdout := passingRun(t, bin, &rep, "--label-filter", "section:restart")
 	passed, exact := 0, false
 	for _, sp := range rep.Specs {
 		switch {
@@ -305,4 +272,23 @@ func TestInProcessRestart(t *testing.T) {
 	if passed != 3 || !exact {
 		t.Errorf("%d clean-restart specs passed (want 3), exact replay observed: %v\n%s", passed, exact, stdout)
 	}
+}
+
+// passingRun runs lmp-check with args and a JSON report, fails the test
+// unless it exits 0, decodes the report into rep and returns stdout.
+func passingRun(t *testing.T, bin string, rep any, args ...string) string {
+	t.Helper()
+	report := filepath.Join(t.TempDir(), "report.json")
+	code, stdout, stderr := runBinary(t, bin, append(args, "--json-report", report)...)
+	if code != 0 {
+		t.Fatalf("exit code %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, rep); err != nil {
+		t.Fatal(err)
+	}
+	return stdout
 }
