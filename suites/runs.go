@@ -358,6 +358,9 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		// The resumed turn runs in the same task; wait for its end.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(r.Task).And(match.Type(lmp.TypeRunStarted))))
 		must.That(next.RunID != st.RunID, "run.resume did not start a new run: run.started names the paused run %s", st.RunID)
+		// The pause kept the session: the resumed turn is Hermes' next turn
+		// of the paused run's session, whose id run.started carries (H-1).
+		must.Equal("session_id of the resumed run (run.pause keeps the paused run's session)", next.SessionID, st.SessionID)
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 })
