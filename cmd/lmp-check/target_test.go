@@ -93,10 +93,11 @@ func shellWord(env []string, key string) string {
 	return ""
 }
 
-// TestTargetCommands runs the restart, crash and revoke specs against a
-// real lmp-server process with triggers only (no driver): the restarts
-// and kill -9 happen for real, and every device the run paired is revoked
-// through --revoke-cmd at the end.
+// TestTargetCommands runs the restart, crash, listing and revoke specs
+// against a real lmp-server process with triggers only (no driver): the
+// restarts and kill -9 happen for real, the devices are listed by
+// `lmp-server devices` through --list-cmd, and every device the run paired
+// is revoked through --revoke-cmd at the end.
 func TestTargetCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and restarts a real lmp-server")
@@ -113,9 +114,9 @@ func TestTargetCommands(t *testing.T) {
 	start := time.Now()
 	stdout := passingRun(t, bin, &rep, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
 		"--restart-cmd", s.cmd("restart"), "--crash-cmd", s.cmd("crash"), "--revoke-cmd", s.cmd("revoke {device_id}"),
-		"--label-filter", "section:restart || S-5")
-	t.Logf("restart, crash and revoke specs in %v", time.Since(start).Round(time.Millisecond))
-	restarts, revoke := 0, 0
+		"--list-cmd", s.cmd("devices"), "--label-filter", "section:restart || S-5")
+	t.Logf("restart, crash, listing and revoke specs in %v", time.Since(start).Round(time.Millisecond))
+	restarts, revoke, listing := 0, 0, 0
 	stops := 0                  // the restarts and crashes the specs asked for
 	gaps := map[string]string{} // the gap spec's text → its gap note
 	for _, sp := range rep.Specs {
@@ -137,14 +138,17 @@ func TestTargetCommands(t *testing.T) {
 			t.Errorf("%s: %s %s", sp.Text, sp.Verdict, sp.Reason)
 		case strings.HasPrefix(sp.Section, "§2 Restarts"):
 			restarts++
+		case sp.Section == "§3 Devices":
+			listing++
 		case sp.Level == "MUST" && slices.Contains(sp.Rules, "S-5"):
 			revoke++
 		}
 	}
 	// Seq, authentication and the gap, each across a restart and a crash;
-	// and S-5 through --revoke-cmd.
-	if restarts != 6 || revoke == 0 {
-		t.Errorf("%d restart specs and %d S-5 MUST specs passed, want 6 and at least 1", restarts, revoke)
+	// S-5 through --revoke-cmd; and every listing spec through --list-cmd,
+	// the two across a restart and a crash included.
+	if restarts != 6 || revoke == 0 || listing != 8 {
+		t.Errorf("%d restart specs, %d S-5 revocation specs and %d listing specs passed, want 6, at least 1 and 8", restarts, revoke, listing)
 	}
 	// lmp-server keeps its replay buffer across a clean restart, so the
 	// gap spec takes its exact branch there and compares the events; a
