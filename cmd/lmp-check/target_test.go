@@ -178,7 +178,7 @@ func TestTargetCommands(t *testing.T) {
 
 // TestRestartSpecsFailAForgetfulServer: a server that loses its store
 // when it stops starts seq again and forgets its devices; the restart
-// specs fail it.
+// specs fail it, and so does the listing spec across a restart.
 func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and restarts a real lmp-server")
@@ -191,7 +191,7 @@ func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
 	}
 	restart := strings.Replace(s.cmd("restart"), s.script, forgetful, 1)
 	code, stdout, stderr := runBinary(t, bin, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
-		"--restart-cmd", restart, "--label-filter", "section:restart")
+		"--restart-cmd", restart, "--list-cmd", s.cmd("devices"), "--label-filter", "section:restart || section:devices")
 	if code != 1 {
 		t.Fatalf("exit code %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -199,10 +199,41 @@ func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
 		"FAIL             [E-2]          MUST   seq never goes back or repeats for a device across a clean restart",
 		"FAIL             [P-8]          MUST   paired devices still authenticate after a clean restart",
 		"SKIPPED          [P-8]          MUST   paired devices still authenticate after a kill -9  (needs --crash-cmd)",
+		"FAIL             [S-5]          MUST   a device paired before a clean restart is still listed after it",
+		"PASS             [S-5]          MUST   a paired device that has gone offline is still listed",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestListingSpecsNeedListCmd: against a server given by --url without
+// --list-cmd, every listing spec skips saying which flag it needs, before
+// it pairs a device.
+func TestListingSpecsNeedListCmd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a real lmp-server")
+	}
+	bin := buildBinary(t)
+	s := startServerProcess(t)
+	var rep struct {
+		Specs []struct{ Text, Verdict, Reason string }
+	}
+	stdout := passingRun(t, bin, &rep, "--url", "ws://"+s.addr+"/ws", "--restart-cmd", s.cmd("restart"),
+		"--crash-cmd", s.cmd("crash"), "--label-filter", "section:devices")
+	skipped := 0
+	for _, sp := range rep.Specs {
+		switch {
+		case sp.Reason == "not selected":
+		case sp.Verdict == "skipped" && sp.Reason == "needs --list-cmd":
+			skipped++
+		default:
+			t.Errorf("%s: %s %q, want skipped: needs --list-cmd", sp.Text, sp.Verdict, sp.Reason)
+		}
+	}
+	if skipped != 8 || !strings.Contains(stdout, "the run paired none") {
+		t.Errorf("%d listing specs skipped (want 8), and the summary says:\n%s", skipped, stdout)
 	}
 }
 
