@@ -134,8 +134,8 @@ const maxListing = 4 << 20
 // devices (S-5: "devices can be listed"): the output of ListCmd, else of
 // Target.ListFunc. The spec prescribes no format, so the specs only look
 // for each device's device_id in it. ErrNoList means there is no way to
-// list. The output may hold secrets of a careless server: a caller never
-// prints it.
+// list. The output may hold secrets of a careless server: a caller shows
+// it only with the run's secrets redacted.
 func (t *Target) ListDevices(ctx context.Context) (string, error) {
 	if t.ListCmd != "" {
 		var out bytes.Buffer
