@@ -67,6 +67,13 @@ var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func
 
 		conformance.It("E-5,E-6,E-7", rules.MUST, "after "+what+", a gap is re-sent exactly, or answered with truncated: true when it cannot be (note 4)", func(ctx ginkgo.SpecContext) {
 			conformance.RequireStop(how)
+			// The device under test is paired after another device has had
+			// events, as a second phone is: a server that numbers each
+			// device's events from its pairing must still know where that
+			// was after the restart, or the gap comes back renumbered.
+			earlier, before := pairAndNotify(ctx, 2)
+			takeBatch(ctx, earlier, before)
+			must.Succeed(earlier.CloseNow())
 			// The events are sent to the device before the stop, so E-5
 			// binds the server to keep them; the device then asks for all
 			// but the first again.
