@@ -102,6 +102,23 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 })
 
 var _ = conformance.Section("§1 Transport", "transport", func() {
+	// T-1 names the path; a URL's query string is not part of it (RFC 3986
+	// §3.4), and RFC 6455 §3 makes it part of the resource name a client
+	// may send. A server may ignore the parameters, not refuse the upgrade.
+	conformance.It("T-1", rules.MUST, "the WebSocket at /ws is served when its URL carries a query string: the path is still /ws", func(ctx ginkgo.SpecContext) {
+		u, err := url.Parse(target().WSURL)
+		must.Succeed(err, "parse %s", target().WSURL)
+		q := u.Query()
+		q.Set("client", "lmp-check")
+		u.RawQuery = q.Encode()
+		raw, err := client.Dial(ctx, u.String(), target().DialOptions())
+		must.Succeed(err, "dial %s", u)
+		c := &conformance.Conn{Conn: raw, Name: "device, query string"}
+		defer c.CloseNow()
+		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
+		must.Succeed(err, "pair at %s", u)
+	})
+
 	conformance.It("T-1", rules.MUST, "the WebSocket upgrade at /ws is answered at /ws itself, not through a redirect", func(ctx ginkgo.SpecContext) {
 		// Probes, proxies and many WebSocket clients do not follow a
 		// redirect of the upgrade request (to /ws/, say): T-1 puts the
