@@ -3,12 +3,15 @@ package suites
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"reflect"
+	"slices"
 
 	"github.com/coder/websocket"
 	"github.com/onsi/ginkgo/v2"
@@ -87,6 +90,22 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 			must.Send(ctx, c, lmp.Ping{})
 			must.Expect(ctx, c, match.Type(lmp.TypePong))
 		}
+	})
+
+	// A clock read in whole seconds leaves the client's offset up to a
+	// second off (T-8). One whole second is chance (one in a thousand for
+	// a clock in milliseconds); four in a row are a clock without fractions,
+	// as checkTimestamps holds for the envelope's ts.
+	conformance.It("T-7,T-8", rules.MUST, "server_time is float epoch seconds: the server_time of four hello.ok are not all whole seconds", func(ctx ginkgo.SpecContext) {
+		const n = 4
+		var times []float64
+		for i := range n {
+			c := must.Pair(ctx, fmt.Sprintf("device %d", i+1))
+			times = append(times, c.HelloOK.ServerTime)
+			must.Succeed(c.Close(), "close device %d", i+1)
+		}
+		must.That(slices.ContainsFunc(times, func(t float64) bool { return t != math.Trunc(t) }),
+			"the server_time of %d hello.ok in a row is a whole second (%v): not float seconds, and the client's clock offset is up to a second off", n, times)
 	})
 
 	conformance.It("T-7,T-8", rules.MUST, "timestamps are float epoch seconds and hello.ok carries server_time", func(ctx ginkgo.SpecContext) {
