@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -48,6 +47,11 @@ type Config struct {
 	// Profile picks the in-process server's timings: "short" (default) or
 	// "spec".
 	Profile string
+	// Listen is the in-process server's listen address, default
+	// "127.0.0.1:0". One that is not loopback (":0", every interface)
+	// lets the LAN specs reach it at this host's network addresses; like
+	// lmp-server it then needs LOOMI_ALLOW_INSECURE_BIND=true (S-3).
+	Listen string
 
 	Strict      bool
 	LabelFilter string
@@ -99,21 +103,6 @@ func (c *Config) httpClient() (*http.Client, error) {
 	}
 	tr.TLSClientConfig = tlsConf
 	return &http.Client{Transport: tr, Timeout: 30 * time.Second}, nil
-}
-
-// isLoopbackURL reports whether a URL's host is a loopback address or
-// localhost.
-func isLoopbackURL(raw string) bool {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return false
-	}
-	host := u.Hostname()
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // checkURL checks a ws(s) URL.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -71,7 +72,14 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 	if prof == "" {
 		prof = "short"
 	}
-	opts := reference.Options{Addr: "127.0.0.1:0"}
+	opts := reference.Options{Addr: cfg.Listen}
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	listenHost, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil {
+		return nil, "", usagef("--listen %q: %v", opts.Addr, err)
+	}
 	switch prof {
 	case "short":
 		opts.PingInterval = ShortProfile.PingInterval
@@ -103,7 +111,8 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 		os.RemoveAll(dir)
 		return nil, "", fmt.Errorf("start the in-process server: %w", err)
 	}
-	// A restart listens where this instance does.
+	// A restart listens where this instance does: the same host, and the
+	// port it picked.
 	u, err := url.Parse(inst.BaseURL)
 	if err != nil {
 		_ = inst.Close(ctx)
@@ -111,7 +120,7 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 		os.RemoveAll(dir)
 		return nil, "", err
 	}
-	opts.Addr = u.Host
+	opts.Addr = net.JoinHostPort(listenHost, u.Port())
 	return &inProcess{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
 		LogPath: logPath, opts: opts, inst: inst, log: logFile, dir: dir}, prof, nil
 }

@@ -90,6 +90,9 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	if cfg.NoDriver && (cfg.URL != "" || cfg.DriverURL != "") {
 		return ExitUsage, usagef("--no-driver checks the in-process server without its driver: it excludes --url and --driver-url (against a server of your own, leave out --driver-url)")
 	}
+	if cfg.URL != "" && cfg.Listen != "" {
+		return ExitUsage, usagef("--listen sets where the in-process server listens: it excludes --url")
+	}
 	if cfg.URL == "" {
 		if cfg.ServerLog != "" {
 			return ExitUsage, usagef("--server-log needs --url: the in-process server's own log is read without it")
@@ -136,7 +139,7 @@ func run(ctx context.Context, cfg Config) (int, error) {
 			}
 		}
 		if t.PairURL == "" && t.TokenCmd == "" {
-			if !isLoopbackURL(cfg.URL) {
+			if !client.IsLoopbackURL(cfg.URL) {
 				return ExitUsage, usagef("--url %s is not loopback: give --pair-url or --token-cmd", cfg.URL)
 			}
 			if t.PairURL, err = client.PairURLFor(cfg.URL); err != nil {

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,17 +30,9 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 	conformance.It("T-2", rules.MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
 		u, err := target().HealthURL()
 		must.Succeed(err)
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-		must.Succeed(err)
-		resp, err := target().HTTPClient.Do(req)
+		resp, err := getHealth(ctx, u)
 		must.Succeed(err, "GET %s", u)
-		defer resp.Body.Close()
-		body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-		must.Succeed(err)
-		must.That(resp.StatusCode == http.StatusOK, "GET %s: want HTTP 200, got %d %q", u, resp.StatusCode, body)
-		var got map[string]any
-		must.Succeed(json.Unmarshal(body, &got), "GET %s: body %q is not JSON", u, body)
-		must.That(reflect.DeepEqual(got, map[string]any{"ok": true, "v": float64(1)}), `GET %s: want {"ok":true,"v":1}, got %s`, u, body)
+		requireHealthy(resp, u)
 	})
 
 	conformance.It("T-1,P-3,P-7", rules.MUST, "the WebSocket at /ws accepts a new device that pairs with a token", func(ctx ginkgo.SpecContext) {
@@ -222,3 +215,24 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 })
+
+// getHealth sends GET u with the target's HTTP client.
+func getHealth(ctx context.Context, u string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	return target().HTTPClient.Do(req)
+}
+
+// requireHealthy fails the spec unless resp, the answer to GET u, is HTTP
+// 200 with exactly {"ok":true,"v":1} (T-2), and closes its body.
+func requireHealthy(resp *http.Response, u string) {
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	must.Succeed(err)
+	must.That(resp.StatusCode == http.StatusOK, "GET %s: want HTTP 200, got %d %q", u, resp.StatusCode, body)
+	var got map[string]any
+	must.Succeed(json.Unmarshal(body, &got), "GET %s: body %q is not JSON", u, body)
+	must.That(reflect.DeepEqual(got, map[string]any{"ok": true, "v": float64(1)}), `GET %s: want {"ok":true,"v":1}, got %s`, u, body)
+}

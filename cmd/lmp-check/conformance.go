@@ -60,6 +60,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.ReplayWindow, "replay-window", 0, "events kept per device for replay (default: the driver's profile, else 512, E-5)")
 	fs.IntVar(&cfg.RequestWindow, "request-window", 0, "request_ids remembered per device (default: the driver's profile, else 256, I-1)")
 	fs.BoolVar(&cfg.NoDriver, "no-driver", false, "without --url: check the in-process lmp-server as a server without a driver (only the wire, pairing, --triggers and the target commands), to see what a driverless run covers; the specs that observe the Hermes side are skipped")
+	fs.StringVar(&cfg.Listen, "listen", "", "listen address of the in-process server when --url is absent (default 127.0.0.1:0); one that is not loopback, e.g. ':0' (every interface), lets the LAN specs reach it at this host's network addresses, and needs LOOMI_ALLOW_INSECURE_BIND=true as lmp-server does (S-3)")
 	fs.StringVar(&cfg.Profile, "profile", "short", "timings of the in-process server when --url is absent: short or spec")
 	fs.BoolVar(&cfg.Strict, "strict", false, "SHOULD failures, and timings that deviate from the spec, fail the run (INFO observations never do)")
 	fs.StringVar(&cfg.JUnitReport, "junit-report", "", "write a JUnit XML report to this file")

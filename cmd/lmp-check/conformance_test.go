@@ -47,6 +47,7 @@ func TestExitCodes(t *testing.T) {
 		t.Skip("runs the binary against in-process servers")
 	}
 	bin := buildBinary(t)
+	t.Setenv("LOOMI_ALLOW_INSECURE_BIND", "") // the --listen case needs the opt-in unset
 	dir := t.TempDir()
 	junit, jsonRep := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.json")
 	expect := filepath.Join(dir, "expect.yaml")
@@ -75,6 +76,8 @@ func TestExitCodes(t *testing.T) {
 		{"restart without url", []string{"--restart-cmd", "true"}, 2, "--restart-cmd needs --url"},
 		{"no driver", []string{"--no-driver", "--label-filter", "section:transport"}, 0, "Result: CONFORMANT"},
 		{"no driver with url", []string{"--no-driver", "--url", "ws://127.0.0.1:1/ws"}, 2, "--no-driver checks the in-process server"},
+		{"listen with url", []string{"--listen", ":0", "--url", "ws://127.0.0.1:1/ws"}, 2, "--listen sets where the in-process server listens"},
+		{"listen on the network without the opt-in", []string{"--listen", ":0", "--label-filter", "section:lan"}, 2, "LOOMI_ALLOW_INSECURE_BIND=true"},
 		// Ginkgo panics on a bad regexp and fails the suite on a bad label
 		// filter: both must be usage errors, caught before anything starts.
 		{"bad focus", []string{"--focus", "["}, 2, `--focus "["`},

@@ -52,9 +52,22 @@ type Mutant struct {
 	// then does not require its driverless run (--no-driver --triggers
 	// mock) to catch it, and fails if that run does.
 	NeedsDriver string `yaml:"needs_driver,omitempty"`
+	// NeedsHost, when set, names what the self-test's host must have for
+	// the mutant to be observable: NetworkAddress (an address other than
+	// loopback, at which the in-process server is reached as a phone on
+	// the LAN reaches it) or PrivateAddress (one in a private range, RFC
+	// 1918 or fc00::/7). On a host without it the mutant is skipped, and
+	// the self-test says so.
+	NeedsHost string `yaml:"needs_host,omitempty"`
 	// Edits are applied in order, each to the result of the ones before.
 	Edits []Edit `yaml:"edits"`
 }
+
+// The values of Mutant.NeedsHost.
+const (
+	NetworkAddress = "network-address"
+	PrivateAddress = "private-address"
+)
 
 // Edit replaces one snippet of one file.
 type Edit struct {
@@ -91,6 +104,8 @@ func Catalogue() ([]Mutant, error) {
 			return nil, fmt.Errorf("mutant: catalogue.yaml: %s: rules, sections, does and edits are required", m.ID)
 		case m.StrictOnly != "" && m.Survives != "":
 			return nil, fmt.Errorf("mutant: catalogue.yaml: %s: strict_only and survives exclude each other", m.ID)
+		case m.NeedsHost != "" && m.NeedsHost != NetworkAddress && m.NeedsHost != PrivateAddress:
+			return nil, fmt.Errorf("mutant: catalogue.yaml: %s: needs_host %q: want %s or %s", m.ID, m.NeedsHost, NetworkAddress, PrivateAddress)
 		}
 		for j, e := range m.Edits {
 			if e.File == "" || strings.TrimSpace(e.Find) == "" {

@@ -58,6 +58,12 @@ func ValidateFrame(f client.Frame) error {
 
 // Dial opens a tracked connection to the target without authenticating.
 func Dial(ctx context.Context, name string, opts *client.Options) (*Conn, error) {
+	return DialAt(ctx, name, Current().WSURL, opts)
+}
+
+// DialAt is Dial to another URL of the target, such as one of its
+// LANBases: the connection is tracked and validated like Dial's.
+func DialAt(ctx context.Context, name, wsURL string, opts *client.Options) (*Conn, error) {
 	t := Current()
 	if opts == nil {
 		opts = t.DialOptions()
@@ -66,7 +72,7 @@ func Dial(ctx context.Context, name string, opts *client.Options) (*Conn, error)
 		o.HTTPClient = t.HTTPClient
 		opts = &o
 	}
-	c, err := client.Dial(ctx, t.WSURL, opts)
+	c, err := client.Dial(ctx, wsURL, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -126,10 +126,13 @@ carries one of the rule IDs below. The shipped server carries no mutant.
 | mutant | breaks | sections | the mutated server | edits | specs that must catch it |
 |---|---|---|---|---|---|
 `)
-	var strict, survivors, hermesOnly []mutant.Mutant
+	var strict, survivors, hermesOnly, hostBound []mutant.Mutant
 	for _, m := range ms {
 		if m.NeedsDriver != "" {
 			hermesOnly = append(hermesOnly, m)
+		}
+		if m.NeedsHost != "" {
+			hostBound = append(hostBound, m)
 		}
 		var names []string
 		for _, s := range catchers(specs, m) {
@@ -161,6 +164,7 @@ carries one of the rule IDs below. The shipped server carries no mutant.
 		{"Caught under --strict only", strict, func(m mutant.Mutant) string { return m.StrictOnly }},
 		{"Surviving: no black-box check can catch them", survivors, func(m mutant.Mutant) string { return m.Survives }},
 		{"Seen through the driver only: the driverless run (--no-driver --triggers mock) need not catch them", hermesOnly, func(m mutant.Mutant) string { return m.NeedsDriver }},
+		{"Observable only on a host with a network address: the self-test skips them, and says so, on a host without one", hostBound, hostNeed},
 	} {
 		if len(part.ms) == 0 {
 			continue
@@ -173,3 +177,13 @@ carries one of the rule IDs below. The shipped server carries no mutant.
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// hostNeed says what a needs_host mutant needs of the self-test's host.
+func hostNeed(m mutant.Mutant) string {
+	switch m.NeedsHost {
+	case mutant.PrivateAddress:
+		return "an address in a private range (RFC 1918 or fc00::/7): the pairing endpoint is asked from it (suites/lan.go)"
+	default:
+		return "an address other than loopback: the in-process server listens on every interface and is reached there (suites/lan.go)"
+	}
+}

@@ -82,14 +82,23 @@ func build(ov, dir string, race bool) (string, error) {
 	return bin, nil
 }
 
+// inProcessListen is where the self-test's in-process servers listen:
+// every interface, so that the LAN specs (suites/lan.go) reach them at this
+// host's network addresses, as a phone on the LAN would. As for lmp-server,
+// that takes LOOMI_ALLOW_INSECURE_BIND=true (S-3); the servers live for
+// one run, on a port the kernel picks.
+const inProcessListen = ":0"
+
 // runCheck runs the lmp-check binary with its in-process server (the
-// short timing profile, its log scanned for secrets) and args.
+// short timing profile, its log scanned for secrets, listening on every
+// interface) and args.
 func runCheck(bin string, args ...string) (outcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 	reportPath := filepath.Join(filepath.Dir(bin), "report.json")
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--json-report", reportPath}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--json-report", reportPath, "--listen", inProcessListen}, args...)...)
+	cmd.Env = append(os.Environ(), "LOOMI_ALLOW_INSECURE_BIND=true")
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = interruptGrace

@@ -1,0 +1,145 @@
+package suites
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+	"github.com/loomi-lmp/lmpkit/suites/rules"
+)
+
+// The server as a phone on the LAN sees it: at an address that is not
+// loopback. These specs run when such an address reaches the target (its
+// URL names one, or it listens on every interface of this host; see
+// conformance.LANBases) and skip otherwise.
+var _ = conformance.Section("§3 LAN deployments", "lan", func() {
+	conformance.It("P-1", rules.MUST, "a peer at a network address gets no pairing token, whatever Host it names", func(ctx ginkgo.SpecContext) {
+		// lmp-v1.md §3: the pairing endpoint is loopback only. A peer on
+		// the network may name any Host, a loopback one included, so the
+		// server must judge the peer's address. Certificates are not
+		// checked: an attacker on the LAN checks none.
+		attacker := &http.Client{Timeout: conformance.Wait(), Transport: &http.Transport{
+			TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // the attacker's view
+		}}
+		defer attacker.CloseIdleConnections()
+		var soft must.Soft
+		for _, b := range lanBases(ctx) {
+			_, port, _ := net.SplitHostPort(b.Host)
+			for _, host := range []string{b.Host, net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("localhost", port)} {
+				status, minted, err := pairFrom(ctx, attacker, b.HTTP+lmp.PathPairNew, host)
+				if err != nil {
+					continue // refused before HTTP: also no token
+				}
+				soft.That(!minted, "POST %s%s from the network peer %s with Host %s: HTTP %d with a pairing token; the pairing endpoint is loopback only (P-1)",
+					b.HTTP, lmp.PathPairNew, b.Host, host, status)
+			}
+		}
+		soft.Done()
+	})
+
+	conformance.It("S-6", rules.MUST, "a phone pairs at the network address of the pairing JSON's url and is answered there", func(ctx ginkgo.SpecContext) {
+		// What a phone on the LAN does (lmp-v1.md §3): scan the QR, connect
+		// to its url, send hello with the token.
+		wsURL, token := networkQR(ctx)
+		c, err := conformance.DialAt(ctx, "phone on the network", wsURL, nil)
+		skipOnCertificate(err, wsURL)
+		must.Succeed(err, "WebSocket upgrade at the pairing JSON's url %s", wsURL)
+		_, err = c.Hello(ctx, lmp.Hello{Token: token})
+		must.Succeed(err, "pair at %s", wsURL)
+		must.Send(ctx, c, lmp.Ping{})
+		must.Expect(ctx, c, match.Type(lmp.TypePong))
+	})
+
+	conformance.It("T-2,S-6", rules.MUST, `GET /health at the network address of the pairing JSON's url answers {"ok":true,"v":1}`, func(ctx ginkgo.SpecContext) {
+		// lmp-v1.md §1: /health is there for reverse proxies and probes,
+		// which reach the server over the network.
+		wsURL, _ := networkQR(ctx)
+		u, err := client.HealthURLFor(wsURL)
+		must.Succeed(err)
+		resp, err := getHealth(ctx, u)
+		skipOnCertificate(err, u)
+		must.Succeed(err, "GET %s", u)
+		requireHealthy(resp, u)
+	})
+})
+
+// networkQR mints a token and returns the pairing JSON's url with it, or
+// skips the spec when that url is not a network address this host reaches:
+// a loopback url (the server is not deployed on the LAN), or one that does
+// not answer a TCP connection from here (a public name behind a proxy
+// elsewhere).
+func networkQR(ctx context.Context) (wsURL, token string) {
+	pr, err := target().MintToken(ctx, 0)
+	must.Succeed(err)
+	u, err := url.Parse(pr.URL)
+	must.Succeed(err, "the pairing JSON's url %q", pr.URL)
+	if client.IsLoopbackURL(pr.URL) {
+		ginkgo.Skip("the pairing JSON's url " + pr.URL + " is loopback: the server is not deployed on the LAN")
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
+	}
+	d := net.Dialer{Timeout: conformance.Wait()}
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
+	if err != nil {
+		ginkgo.Skip("the pairing JSON's url " + pr.URL + " is not reachable from this host: " + err.Error())
+	}
+	conn.Close()
+	return pr.URL, pr.Token
+}
+
+// lanBases returns the target's network addresses, or skips the spec.
+func lanBases(ctx context.Context) []conformance.LANBase {
+	bases, reason := target().LANBases(ctx)
+	if len(bases) == 0 {
+		ginkgo.Skip(reason)
+	}
+	return bases
+}
+
+// pairFrom POSTs a pairing request to u with the given Host and reports
+// the status and whether the answer carried a token (recorded as a secret
+// for S-1, and never used). err is a failure before any HTTP answer.
+func pairFrom(ctx context.Context, hc *http.Client, u, host string) (status int, minted bool, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader([]byte("{}")))
+	if err != nil {
+		return 0, false, err
+	}
+	req.Host = host
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, false, err
+	}
+	defer resp.Body.Close()
+	var pr struct {
+		Token string `json:"token"`
+	}
+	if decodeJSON(resp.Body, &pr) == nil && pr.Token != "" {
+		conformance.RecordSecret(conformance.SecretToken, pr.Token)
+		return resp.StatusCode, true, nil
+	}
+	return resp.StatusCode, false, nil
+}
+
+// skipOnCertificate skips the spec when err is the target's certificate
+// failing verification at a network address it does not name: a
+// deployment question, not the protocol's.
+func skipOnCertificate(err error, u string) {
+	var cve *tls.CertificateVerificationError
+	if errors.As(err, &cve) {
+		ginkgo.Skip("the server's certificate does not verify at " + u + ": " + cve.Err.Error())
+	}
+}
