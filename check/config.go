@@ -29,9 +29,9 @@ type Config struct {
 	// Triggers is --triggers: "mock" (the built-in set) or a triggers
 	// file; empty without --url means "mock".
 	Triggers string
-	// RevokeCmd, RestartCmd and CrashCmd are the target commands
-	// (conformance.Target).
-	RevokeCmd, RestartCmd, CrashCmd string
+	// ListCmd, RevokeCmd, RestartCmd and CrashCmd are the target
+	// commands (conformance.Target).
+	ListCmd, RevokeCmd, RestartCmd, CrashCmd string
 
 	// Timing flags; zero keeps the driver's or the spec's value.
 	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration

@@ -3,15 +3,19 @@ package check
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/reference"
+	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // ShortProfile holds the in-process server's short timings: a full run
@@ -22,7 +26,7 @@ var ShortProfile = struct {
 
 // inProcess is a reference server started for a run without --url.
 type inProcess struct {
-	WSURL, PairURL, DriverURL string
+	WSURL, BaseURL, PairURL, DriverURL string
 	// LogPath is the server's log file in the temporary directory: the S-1
 	// spec scans it, and the console stays quiet.
 	LogPath string
@@ -63,6 +67,30 @@ func (p *inProcess) Restart(ctx context.Context) error {
 	}
 	p.inst = inst
 	return nil
+}
+
+// ListDevices is the in-process server's device listing: the body of its
+// loopback endpoint GET /internal/devices, which `lmp-server devices
+// --json` prints. lmp-check supplies it as a user supplies --list-cmd.
+func (p *inProcess) ListDevices(ctx context.Context) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.BaseURL+server.PathDevices, nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return "", fmt.Errorf("GET %s: %w", req.URL, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		// An error body names no secret: the endpoint never holds one.
+		return "", fmt.Errorf("GET %s answered HTTP %d: %s", req.URL, resp.StatusCode, strings.TrimSpace(string(body)))
+	}
+	return string(body), nil
 }
 
 // startInProcess starts a reference server on a loopback port with a
@@ -121,7 +149,7 @@ func startInProcess(ctx context.Context, cfg Config) (*inProcess, string, error)
 		return nil, "", err
 	}
 	opts.Addr = net.JoinHostPort(listenHost, u.Port())
-	return &inProcess{WSURL: inst.WSURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
+	return &inProcess{WSURL: inst.WSURL, BaseURL: inst.BaseURL, PairURL: inst.PairURL, DriverURL: inst.DriverURL,
 		LogPath: logPath, opts: opts, inst: inst, log: logFile, dir: dir}, prof, nil
 }
 

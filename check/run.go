@@ -80,7 +80,7 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	t := conformance.Target{
 		WSURL: cfg.URL, PairURL: cfg.PairURL, TokenCmd: cfg.TokenCmd, DriverURL: cfg.DriverURL,
 		HTTPClient: hc, Strict: cfg.Strict, ServerLog: cfg.ServerLog,
-		RevokeCmd: cfg.RevokeCmd, RestartCmd: cfg.RestartCmd, CrashCmd: cfg.CrashCmd,
+		ListCmd: cfg.ListCmd, RevokeCmd: cfg.RevokeCmd, RestartCmd: cfg.RestartCmd, CrashCmd: cfg.CrashCmd,
 	}
 	if cfg.Triggers != "" {
 		if t.Triggers, err = conformance.LoadTriggers(cfg.Triggers); err != nil {
@@ -117,6 +117,9 @@ func run(ctx context.Context, cfg Config) (int, error) {
 		t.WSURL, t.PairURL, t.DriverURL, t.ServerLog = inst.WSURL, inst.PairURL, inst.DriverURL, inst.LogPath
 		// It restarts cleanly in place; a kill -9 needs a process of its own.
 		t.RestartFunc = inst.Restart
+		// Its devices are listed as `lmp-server devices --json` lists them,
+		// unless --list-cmd says otherwise.
+		t.ListFunc = inst.ListDevices
 		if cfg.NoDriver {
 			// Hidden from the suites: they see the server as one without
 			// a driver, and learn its timings as such a server's user

@@ -49,6 +49,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.Insecure, "insecure", false, "do not verify the server's TLS certificate")
 	fs.StringVar(&cfg.ServerLog, "server-log", "", "the server's log file, read (never written) to check that no token or credential the run has seen appears in it (S-1); without it that spec is skipped")
 	fs.StringVar(&cfg.Triggers, "triggers", "", "event source for a server without a driver: 'mock' (lmp-server's /mock commands) or a YAML file mapping each event to a session.send text (schema/triggers.schema.json); --driver-url is used first when given; without --url the in-process server gets 'mock'")
+	fs.StringVar(&cfg.ListCmd, "list-cmd", "", "shell command printing the paired devices, each named by its device_id, e.g. 'hermes loomi devices'; exit 0 means listed (S-5); without it and with --url the listing specs are skipped")
 	fs.StringVar(&cfg.RevokeCmd, "revoke-cmd", "", "shell command revoking a device, with {device_id} in it, e.g. 'hermes loomi revoke {device_id}'; exit 0 means revoked (S-5, and the clean-up of the devices the run paired)")
 	fs.StringVar(&cfg.RestartCmd, "restart-cmd", "", "shell command that stops the server gracefully and starts it again; lmp-check then waits for /health (the restart specs, note 4)")
 	fs.StringVar(&cfg.CrashCmd, "crash-cmd", "", "shell command that kills the server with SIGKILL and starts it again; lmp-check then waits for /health (the crash specs, note 4)")

@@ -93,10 +93,11 @@ func shellWord(env []string, key string) string {
 	return ""
 }
 
-// TestTargetCommands runs the restart, crash and revoke specs against a
-// real lmp-server process with triggers only (no driver): the restarts
-// and kill -9 happen for real, and every device the run paired is revoked
-// through --revoke-cmd at the end.
+// TestTargetCommands runs the restart, crash, listing and revoke specs
+// against a real lmp-server process with triggers only (no driver): the
+// restarts and kill -9 happen for real, the devices are listed by
+// `lmp-server devices` through --list-cmd, and every device the run paired
+// is revoked through --revoke-cmd at the end.
 func TestTargetCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and restarts a real lmp-server")
@@ -113,9 +114,9 @@ func TestTargetCommands(t *testing.T) {
 	start := time.Now()
 	stdout := passingRun(t, bin, &rep, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
 		"--restart-cmd", s.cmd("restart"), "--crash-cmd", s.cmd("crash"), "--revoke-cmd", s.cmd("revoke {device_id}"),
-		"--label-filter", "section:restart || S-5")
-	t.Logf("restart, crash and revoke specs in %v", time.Since(start).Round(time.Millisecond))
-	restarts, revoke := 0, 0
+		"--list-cmd", s.cmd("devices"), "--label-filter", "section:restart || S-5")
+	t.Logf("restart, crash, listing and revoke specs in %v", time.Since(start).Round(time.Millisecond))
+	restarts, revoke, listing := 0, 0, 0
 	stops := 0                  // the restarts and crashes the specs asked for
 	gaps := map[string]string{} // the gap spec's text → its gap note
 	for _, sp := range rep.Specs {
@@ -137,14 +138,17 @@ func TestTargetCommands(t *testing.T) {
 			t.Errorf("%s: %s %s", sp.Text, sp.Verdict, sp.Reason)
 		case strings.HasPrefix(sp.Section, "§2 Restarts"):
 			restarts++
+		case sp.Section == "§3 Devices":
+			listing++
 		case sp.Level == "MUST" && slices.Contains(sp.Rules, "S-5"):
 			revoke++
 		}
 	}
 	// Seq, authentication and the gap, each across a restart and a crash;
-	// and S-5 through --revoke-cmd.
-	if restarts != 6 || revoke == 0 {
-		t.Errorf("%d restart specs and %d S-5 MUST specs passed, want 6 and at least 1", restarts, revoke)
+	// S-5 through --revoke-cmd; and every listing spec through --list-cmd,
+	// the two across a restart and a crash included.
+	if restarts != 6 || revoke == 0 || listing != 8 {
+		t.Errorf("%d restart specs, %d S-5 revocation specs and %d listing specs passed, want 6, at least 1 and 8", restarts, revoke, listing)
 	}
 	// lmp-server keeps its replay buffer across a clean restart, so the
 	// gap spec takes its exact branch there and compares the events; a
@@ -174,7 +178,7 @@ func TestTargetCommands(t *testing.T) {
 
 // TestRestartSpecsFailAForgetfulServer: a server that loses its store
 // when it stops starts seq again and forgets its devices; the restart
-// specs fail it.
+// specs fail it, and so does the listing spec across a restart.
 func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and restarts a real lmp-server")
@@ -187,7 +191,7 @@ func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
 	}
 	restart := strings.Replace(s.cmd("restart"), s.script, forgetful, 1)
 	code, stdout, stderr := runBinary(t, bin, "--url", "ws://"+s.addr+"/ws", "--triggers", "mock",
-		"--restart-cmd", restart, "--label-filter", "section:restart")
+		"--restart-cmd", restart, "--list-cmd", s.cmd("devices"), "--label-filter", "section:restart || section:devices")
 	if code != 1 {
 		t.Fatalf("exit code %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -195,10 +199,41 @@ func TestRestartSpecsFailAForgetfulServer(t *testing.T) {
 		"FAIL             [E-2]          MUST   seq never goes back or repeats for a device across a clean restart",
 		"FAIL             [P-8]          MUST   paired devices still authenticate after a clean restart",
 		"SKIPPED          [P-8]          MUST   paired devices still authenticate after a kill -9  (needs --crash-cmd)",
+		"FAIL             [S-5]          MUST   a device paired before a clean restart is still listed after it",
+		"PASS             [S-5]          MUST   a paired device that has gone offline is still listed",
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("summary lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestListingSpecsNeedListCmd: against a server given by --url without
+// --list-cmd, every listing spec skips saying which flag it needs, before
+// it pairs a device.
+func TestListingSpecsNeedListCmd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a real lmp-server")
+	}
+	bin := buildBinary(t)
+	s := startServerProcess(t)
+	var rep struct {
+		Specs []struct{ Text, Verdict, Reason string }
+	}
+	stdout := passingRun(t, bin, &rep, "--url", "ws://"+s.addr+"/ws", "--restart-cmd", s.cmd("restart"),
+		"--crash-cmd", s.cmd("crash"), "--label-filter", "section:devices")
+	skipped := 0
+	for _, sp := range rep.Specs {
+		switch {
+		case sp.Reason == "not selected":
+		case sp.Verdict == "skipped" && sp.Reason == "needs --list-cmd":
+			skipped++
+		default:
+			t.Errorf("%s: %s %q, want skipped: needs --list-cmd", sp.Text, sp.Verdict, sp.Reason)
+		}
+	}
+	if skipped != 8 || !strings.Contains(stdout, "the run paired none") {
+		t.Errorf("%d listing specs skipped (want 8), and the summary says:\n%s", skipped, stdout)
 	}
 }
 
@@ -256,6 +291,7 @@ func TestInProcessRestart(t *testing.T) {
 	passed, exact := 0, false
 	for _, sp := range rep.Specs {
 		switch {
+		case sp.Reason == "not selected":
 		case strings.Contains(sp.Text, "kill -9"):
 			if sp.Verdict != "skipped" || sp.Reason != "needs --crash-cmd" {
 				t.Errorf("%s: %s %q, want skipped: needs --crash-cmd", sp.Text, sp.Verdict, sp.Reason)
@@ -265,7 +301,7 @@ func TestInProcessRestart(t *testing.T) {
 			for _, n := range sp.Notes {
 				exact = exact || n.Name == "gap" && strings.Contains(n.Text, "truncated: false")
 			}
-		case sp.Reason != "not selected":
+		default:
 			t.Errorf("%s: %s %s", sp.Text, sp.Verdict, sp.Reason)
 		}
 	}

@@ -19,8 +19,8 @@ import (
 )
 
 // Target commands: shell commands through which lmp-check acts on a server
-// it does not know (--revoke-cmd, --restart-cmd, --crash-cmd), like
-// --token-cmd.
+// it does not know (--list-cmd, --revoke-cmd, --restart-cmd, --crash-cmd),
+// like --token-cmd.
 
 // LabelRestart marks specs that restart or crash the server.
 const LabelRestart = "restart"
@@ -58,11 +58,16 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // runCommand runs a target command with sh -c. Its error names the
 // command's flag and exit status and quotes the end of its stderr.
 func runCommand(ctx context.Context, flag, command string) error {
+	return runCommandTo(ctx, io.Discard, flag, command)
+}
+
+// runCommandTo is runCommand with the command's stdout written to stdout.
+func runCommandTo(ctx context.Context, stdout io.Writer, flag, command string) error {
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
 	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if len(msg) > 300 {
@@ -116,6 +121,53 @@ func (t *Target) Revoke(ctx context.Context, deviceID string) error {
 	}
 	markRevoked(deviceID)
 	return nil
+}
+
+// ErrNoList is returned by ListDevices when the target has no command that
+// lists its devices.
+var ErrNoList = errors.New("needs --list-cmd")
+
+// maxListing bounds the output of a list command that ListDevices keeps.
+const maxListing = 4 << 20
+
+// ListDevices returns what the target prints as its list of paired
+// devices (S-5: "devices can be listed"): the output of ListCmd, else of
+// Target.ListFunc. The spec prescribes no format, so the specs only look
+// for each device's device_id in it. ErrNoList means there is no way to
+// list. The output may hold secrets of a careless server: a caller shows
+// it only with the run's secrets redacted.
+func (t *Target) ListDevices(ctx context.Context) (string, error) {
+	if t.ListCmd != "" {
+		var out bytes.Buffer
+		if err := runCommandTo(ctx, &limitWriter{w: &out, n: maxListing}, "--list-cmd", t.ListCmd); err != nil {
+			return "", err
+		}
+		return out.String(), nil
+	}
+	if t.ListFunc != nil {
+		return t.ListFunc(ctx)
+	}
+	return "", ErrNoList
+}
+
+// CanList reports whether the target has a way to list its devices: a
+// spec that needs ListDevices skips before it pairs anything without one.
+func (t *Target) CanList() bool { return t.ListCmd != "" || t.ListFunc != nil }
+
+// limitWriter keeps the first n bytes written to it and drops the rest.
+type limitWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if keep := min(len(p), l.n); keep > 0 {
+		if _, err := l.w.Write(p[:keep]); err != nil {
+			return 0, err
+		}
+		l.n -= keep
+	}
+	return len(p), nil
 }
 
 // stopCommand is the command that stops and starts the server.

@@ -58,3 +58,25 @@ func TestRevokeCommandQuotesTheID(t *testing.T) {
 		t.Errorf("a failing command: %v", err)
 	}
 }
+
+// TestListDevicesThroughTheCommand: --list-cmd's stdout is the listing,
+// a failing command is an error naming the flag, and without a command or
+// a ListFunc there is no way to list.
+func TestListDevicesThroughTheCommand(t *testing.T) {
+	ctx := context.Background()
+	tgt := &Target{ListCmd: `printf 'DEVICE  MODEL\ndev_a  Pixel\n'; echo ignored >&2`}
+	if out, err := tgt.ListDevices(ctx); err != nil || out != "DEVICE  MODEL\ndev_a  Pixel\n" {
+		t.Errorf("listing %q, %v", out, err)
+	}
+	tgt.ListCmd = "echo no server >&2; exit 4"
+	if _, err := tgt.ListDevices(ctx); err == nil || !strings.Contains(err.Error(), "--list-cmd") || !strings.Contains(err.Error(), "no server") {
+		t.Errorf("a failing list command: %v", err)
+	}
+	tgt = &Target{ListFunc: func(context.Context) (string, error) { return `{"devices":[]}`, nil }}
+	if out, err := tgt.ListDevices(ctx); err != nil || out != `{"devices":[]}` || !tgt.CanList() {
+		t.Errorf("through ListFunc: %q, %v", out, err)
+	}
+	if _, err := (&Target{}).ListDevices(ctx); !errors.Is(err, ErrNoList) || (&Target{}).CanList() {
+		t.Errorf("without a way to list: %v", err)
+	}
+}

@@ -7,8 +7,8 @@
 // Hermes-side events come from an event source (Events): the mock Hermes
 // driver API when there is one, else session.send triggers (Triggers), so
 // that every spec visible on the wire runs against any server. Target
-// commands (Revoke, Restart) act on a server whose admin interface is not
-// ours.
+// commands (ListDevices, Revoke, Restart) act on a server whose admin
+// interface is not ours.
 //
 // It is black-box: it speaks to the server only through the wire protocol,
 // the pairing endpoint, the target commands and, when configured, the mock
@@ -58,6 +58,13 @@ type Target struct {
 	// Empty: devices are revoked through the loopback admin endpoint
 	// beside PairURL, if the server has one.
 	RevokeCmd string
+	// ListCmd is a shell command that prints the paired devices, naming
+	// each by its device_id; exit status 0 means listed (--list-cmd).
+	ListCmd string
+	// ListFunc, when ListCmd is empty, returns the paired devices as the
+	// server prints them: how lmp-check lists its in-process server's
+	// devices. Nil without one: the listing specs skip.
+	ListFunc func(context.Context) (string, error)
 	// RestartCmd stops the server gracefully and starts it again
 	// (--restart-cmd); CrashCmd kills it with SIGKILL and starts it again
 	// (--crash-cmd). Each may return before the server answers: the

@@ -1,9 +1,9 @@
 #!/bin/sh
-# serverctl.sh start|restart|crash|stop|revoke DEVICE_ID
+# serverctl.sh start|restart|crash|stop|devices|revoke DEVICE_ID
 #
 # Drives one server process for lmp-check's target commands: the worked
 # example of CI.md, run by cmd/lmp-check's tests against lmp-server. For
-# another server, change start() and revoke.
+# another server, change start(), devices and revoke.
 #
 #   LMP_SERVER  the server binary
 #   LMP_ADDR    host:port it listens on (the same across restarts)
@@ -34,6 +34,7 @@ start) start ;;
 restart) stop TERM && start ;;
 crash) stop KILL && start ;;
 stop) stop TERM ;;
+devices) "$LMP_SERVER" devices --addr "$LMP_ADDR" ;;
 revoke) "$LMP_SERVER" revoke --addr "$LMP_ADDR" "$2" >/dev/null ;;
-*) echo "usage: serverctl.sh start|restart|crash|stop|revoke DEVICE_ID" >&2; exit 2 ;;
+*) echo "usage: serverctl.sh start|restart|crash|stop|devices|revoke DEVICE_ID" >&2; exit 2 ;;
 esac
