@@ -7,6 +7,7 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -119,6 +120,22 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		must.That(f.Type == lmp.TypeError, "a second resolution of an approval was answered with %s, want error already_resolved", c.Describe(f))
 		must.Equal("error code (I-2)", must.Decode[lmp.Error](f).Code, lmp.CodeAlreadyResolved)
 	}, conformance.NeedsEvents)
+
+	// An approval Hermes settles without a device (answered on another
+	// surface) is resolved as much as one a device won: approval.resolved
+	// said so, and a device resolving it afterwards is told so too.
+	conformance.It("I-2", rules.MUST, "resolving an approval that Hermes resolved on another surface returns error already_resolved", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		res := newApproval(ctx, c, time.Minute)
+		must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
+			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceOnce, "surface": "cli",
+		}}), "hook post_approval_response")
+		must.Expect(ctx, c, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
+		rid := should.NewID("ar-")
+		f := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny, RequestID: rid}, rid)
+		must.That(f.Type == lmp.TypeError, "resolving an approval resolved on another surface was answered with %s, want error already_resolved", c.Describe(f))
+		must.Equal("error code (I-2)", must.Decode[lmp.Error](f).Code, lmp.CodeAlreadyResolved)
+	}, conformance.NeedsDriver)
 
 	conformance.It("I-1", rules.SHOULD, "request ids are scoped per device: two devices may use the same id (note 14)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device A")

@@ -228,6 +228,36 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		}
 	}, conformance.NeedsEvents)
 
+	// First come, first served (M-2): once a device has won, a later
+	// device's resolve is refused, and nothing tells the devices that the
+	// approval went the later device's way. A server may announce the
+	// approval more than once (see below), but every announcement carries
+	// the winner's choice.
+	conformance.It("M-2,M-3", rules.MUST, "a device refused because another device already resolved the approval is not announced: every approval.resolved carries the winner's choice", func(ctx ginkgo.SpecContext) {
+		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
+		res := newApproval(ctx, a, 0)
+		ridA := should.NewID("first-")
+		won := must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: ridA}, ridA)
+		must.That(won.Type != lmp.TypeError, "device A's resolve of a pending approval was refused: %s", a.Describe(won))
+		resolved := match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID))
+		must.Expect(ctx, b, resolved)
+		ridB := should.NewID("second-")
+		lost := must.Request(ctx, b, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny, RequestID: ridB}, ridB)
+		must.That(lost.Type == lmp.TypeError, "device B's resolve of an approval device A had resolved was answered with %s (I-2)", b.Describe(lost))
+		for _, c := range []*conformance.Conn{a, b} {
+			// Whatever the refusal made the server publish is written
+			// before the answer to a ping sent after it.
+			must.Send(ctx, c, lmp.Ping{})
+			must.Expect(ctx, c, match.Type(lmp.TypePong))
+			for _, f := range c.Pending() {
+				if resolved.Match(f) {
+					r := must.Decode[lmp.ApprovalResolved](f)
+					must.Equal(fmt.Sprintf("choice of an approval.resolved %s got after device B's refused resolve", c.Name), r.Choice, lmp.ChoiceOnce)
+				}
+			}
+		}
+	}, conformance.NeedsEvents)
+
 	// Once per approval is our own rule, not the spec's: lmp-v1.md §3 says
 	// a resolved approval pushes approval.resolved to the other devices, and
 	// never how many times. A second frame that contradicted the first (the

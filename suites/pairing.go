@@ -13,8 +13,10 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
+	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
@@ -325,5 +327,35 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 		}
 		again := must.Connect(ctx, "paired device again", old.Device, nil)
 		must.Equal("hello.ok device_id of the paired device reconnecting with its credential", again.HelloOK.DeviceID, old.Device.ID)
+	})
+
+	// P-3 has a new device pair with its first frame. A token hello as a
+	// later frame, or a token inside a first frame of another type, pairs
+	// nothing: a server may refuse it with an error, close the connection or
+	// ignore it, but it answers no hello.ok.
+	conformance.It("P-3", rules.MUST, "a token hello sent on a connection that has already authenticated pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "paired device")
+		tok := must.Token(ctx)
+		c.LearnSecret(conformance.SecretToken, tok)
+		must.Send(ctx, c, lmp.Hello{ProtocolVersion: lmp.Version, Token: tok, DeviceInfo: client.DefaultDeviceInfo})
+		must.Send(ctx, c, lmp.Ping{})
+		// The pong (or the connection's end) comes after whatever the server
+		// answered the hello with.
+		f, err := should.Expect(ctx, c, match.Type(lmp.TypeHelloOK, lmp.TypePong))
+		must.That(err != nil || f.Type == lmp.TypePong, "a token hello sent after authentication was answered with %s", c.Describe(f))
+	})
+
+	conformance.It("P-3,F-2", rules.MUST, "a first frame of another type carrying a hello's token pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
+		tok := must.Token(ctx)
+		c := must.Dial(ctx, "device")
+		c.LearnSecret(conformance.SecretToken, tok)
+		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeTaskList, "payload": map[string]any{
+			"request_id": "typed-hello", "protocol_version": lmp.Version, "token": tok,
+			"device_info": map[string]any{"model": "m", "os": "o", "app_version": "1"},
+		}})
+		// A refusal (an error, or the connection's end) comes first; a
+		// server that takes the frame for a hello answers hello.ok.
+		f, err := should.Expect(ctx, c, match.Any(match.Type(lmp.TypeError, lmp.TypeHelloOK), match.Request("typed-hello")))
+		must.That(err != nil || f.Type == lmp.TypeError, "a task.list carrying a token, sent as the first frame, was answered with %s", c.Describe(f))
 	})
 })

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"reflect"
+	"slices"
 
 	"github.com/coder/websocket"
 	"github.com/onsi/ginkgo/v2"
@@ -82,6 +85,22 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		}
 	})
 
+	// A clock read in whole seconds leaves the client's offset up to a
+	// second off (T-8). One whole second is chance (one in a thousand for
+	// a clock in milliseconds); four in a row are a clock without fractions,
+	// as checkTimestamps holds for the envelope's ts.
+	conformance.It("T-7,T-8", rules.MUST, "server_time is float epoch seconds: the server_time of four hello.ok are not all whole seconds", func(ctx ginkgo.SpecContext) {
+		const n = 4
+		var times []float64
+		for i := range n {
+			c := must.Pair(ctx, fmt.Sprintf("device %d", i+1))
+			times = append(times, c.HelloOK.ServerTime)
+			must.Succeed(c.Close(), "close device %d", i+1)
+		}
+		must.That(slices.ContainsFunc(times, func(t float64) bool { return t != math.Trunc(t) }),
+			"the server_time of %d hello.ok in a row is a whole second (%v): not float seconds, and the client's clock offset is up to a second off", n, times)
+	})
+
 	conformance.It("T-7,T-8", rules.MUST, "timestamps are float epoch seconds and hello.ok carries server_time", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
@@ -95,6 +114,23 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 })
 
 var _ = conformance.Section("§1 Transport", "transport", func() {
+	// T-1 names the path; a URL's query string is not part of it (RFC 3986
+	// §3.4), and RFC 6455 §3 makes it part of the resource name a client
+	// may send. A server may ignore the parameters, not refuse the upgrade.
+	conformance.It("T-1", rules.MUST, "the WebSocket at /ws is served when its URL carries a query string: the path is still /ws", func(ctx ginkgo.SpecContext) {
+		u, err := url.Parse(target().WSURL)
+		must.Succeed(err, "parse %s", target().WSURL)
+		q := u.Query()
+		q.Set("client", "lmp-check")
+		u.RawQuery = q.Encode()
+		raw, err := client.Dial(ctx, u.String(), target().DialOptions())
+		must.Succeed(err, "dial %s", u)
+		c := &conformance.Conn{Conn: raw, Name: "device, query string"}
+		defer c.CloseNow()
+		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
+		must.Succeed(err, "pair at %s", u)
+	})
+
 	conformance.It("T-1", rules.MUST, "the WebSocket upgrade at /ws is answered at /ws itself, not through a redirect", func(ctx ginkgo.SpecContext) {
 		// Probes, proxies and many WebSocket clients do not follow a
 		// redirect of the upgrade request (to /ws/, say): T-1 puts the

@@ -110,6 +110,13 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 
+	conformance.It("F-2", rules.MUST, "a task.list with request_id alone is served: limit and status_filter are optional (§4)", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		rid := should.NewID("tl-")
+		f := must.Request(ctx, c, lmp.TaskList{RequestID: rid}, rid)
+		must.That(f.Type == lmp.TypeTaskListResult, "a task.list without limit and status_filter was answered with %s", c.Describe(f))
+	})
+
 	conformance.It("F-2", rules.SHOULD, "a client frame needs only v, type and payload; other envelope fields are ignored (note 1)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypePing, "payload": map[string]any{},
