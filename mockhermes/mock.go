@@ -105,7 +105,8 @@ type Mock struct {
 	grantedAlways  map[string]bool
 	crossN         int // crosstalk turns played, to alternate platforms
 	rec            recorder
-	holds          holds // calls Hermes is slow to answer (driver POST /hold)
+	hookLog        hookLog // the hooks delivered to the adapter (driver GET /hooks)
+	holds          holds   // calls Hermes is slow to answer (driver POST /hold)
 }
 
 var _ server.Hermes = (*Mock)(nil)
@@ -245,14 +246,18 @@ func (m *Mock) hookWith(ctx context.Context, f Faults, name string, kwargs map[s
 	m.out.stream(ctx, f, name, decoded(raw, kwargs))
 }
 
-// deliver calls the adapter's hook callback.
+// deliver calls the adapter's hook callback. Every hook the adapter
+// receives passes here, whichever way Hermes dispatched it, so this is
+// where the hook log records it: once the callback has returned.
 func (m *Mock) deliver(ctx context.Context, name string, kwargs map[string]any) {
 	a := m.getAdapter()
 	if a == nil {
 		m.log.Warn("mockhermes: hook dropped, no adapter attached", "hook", name)
 		return
 	}
+	delivered := jsonShape(kwargs) // as the adapter got it, whatever it does with its map
 	a.Hook(ctx, name, kwargs)
+	m.hookLog.add(name, delivered)
 }
 
 // jsonShape returns v as decoded JSON would hold it (numbers as float64),
