@@ -417,11 +417,15 @@ func receivedByName(evs []event) (map[string][]map[string]any, int) {
 // TestHookLogBound: the log keeps the newest maxHooks hooks.
 func TestHookLogBound(t *testing.T) {
 	var l hookLog
-	for range 2*maxHooks + 5 {
+	const n = 2*maxHooks + 5
+	for range n {
 		l.add("on_stream_delta", map[string]any{})
 	}
+	if len(l.hooks) > maxHooks+hookSlack {
+		t.Fatalf("the log holds %d hooks", len(l.hooks))
+	}
 	got := l.list()
-	if len(got) != maxHooks || got[0].Seq != maxHooks+6 || got[len(got)-1].Seq != 2*maxHooks+5 {
+	if len(got) != maxHooks || got[0].Seq != n-maxHooks+1 || got[len(got)-1].Seq != n {
 		t.Fatalf("%d hooks kept, seq %d to %d", len(got), got[0].Seq, got[len(got)-1].Seq)
 	}
 }

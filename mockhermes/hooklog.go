@@ -13,10 +13,13 @@ import (
 // long before its own hooks would go.
 const maxHooks = 10000
 
+// hookSlack is how far the log may grow past maxHooks before it is trimmed.
+const hookSlack = maxHooks / 4
+
 // hookLog keeps the hooks delivered to the adapter, in the order their
-// callbacks returned. It holds up to 2*maxHooks entries between trims, so
-// that a long stream of hooks trims once per maxHooks, not once per hook;
-// list shows the newest maxHooks.
+// callbacks returned. It holds up to maxHooks+hookSlack entries between
+// trims, so that a long stream of hooks trims once per hookSlack hooks,
+// not once per hook; list shows the newest maxHooks.
 type hookLog struct {
 	mu    sync.Mutex
 	seq   int64
@@ -30,7 +33,7 @@ func (l *hookLog) add(name string, kwargs map[string]any) {
 	defer l.mu.Unlock()
 	l.seq++
 	l.hooks = append(l.hooks, driver.Hook{Seq: l.seq, Name: name, Kwargs: kwargs, At: lmp.Timestamp(time.Now())})
-	if len(l.hooks) >= 2*maxHooks {
+	if len(l.hooks) >= maxHooks+hookSlack {
 		l.hooks = append([]driver.Hook(nil), l.hooks[len(l.hooks)-maxHooks:]...)
 	}
 }
