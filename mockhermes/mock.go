@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -255,7 +256,10 @@ func (m *Mock) deliver(ctx context.Context, name string, kwargs map[string]any) 
 		m.log.Warn("mockhermes: hook dropped, no adapter attached", "hook", name)
 		return
 	}
-	delivered := jsonShape(kwargs) // as the adapter got it, whatever it does with its map
+	// The log keeps its own map, in case the adapter changes the one it
+	// gets; a copy of the nested values too would cost the stream hooks'
+	// workers enough to overflow their queues sooner.
+	delivered := maps.Clone(kwargs)
 	a.Hook(ctx, name, kwargs)
 	m.hookLog.add(name, delivered)
 }
