@@ -129,6 +129,59 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		}
 	}, conformance.NeedsDriver)
 
+	// F-3: a client pairs run.tool_finished with run.tool_started by
+	// index, and by call_id among calls of one tool in one iteration.
+	// Whatever numbering a server chose (per iteration, per run), a finish
+	// must find its start: an earlier run.tool_started of its run, still
+	// open, of the same iteration and index, naming the same tool (H-2:
+	// both come from the hooks of one call) and, when the finish's call_id
+	// names an open start, that start. Two open calls of one iteration may
+	// share an index only as calls of one tool told apart by call_id. And
+	// Hermes fires post_tool_call after each tool, so a run that completed
+	// left no call open. In band, so that any server's tool run shows it.
+	conformance.It("H-2,F-3", rules.MUST, "the tool calls of a tool run asked for in band pair: each run.tool_finished has an open run.tool_started of its iteration and index, with its tool and call_id, and a completed run leaves none open", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		src := conformance.Events()
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: src.Text("tool_run", 0)})
+		fs := runFramesOf(ctx, c, task)
+		var open []lmp.RunToolStarted
+		starts := 0
+		for _, f := range fs {
+			switch f.Type {
+			case lmp.TypeRunToolStarted:
+				s := must.Decode[lmp.RunToolStarted](f)
+				starts++
+				must.That(s.Tool != "", "run.tool_started names no tool, though pre_tool_call names the tool it runs: %s", c.Describe(f))
+				for _, o := range open {
+					if o.Iteration == s.Iteration && o.Index == s.Index {
+						must.That(o.Tool == s.Tool && o.CallID != "" && s.CallID != "" && o.CallID != s.CallID,
+							"run.tool_started takes index %d of iteration %d while call %q of %s still holds it, and no call_id tells them apart: %s", s.Index, s.Iteration, o.CallID, o.Tool, c.Describe(f))
+					}
+				}
+				open = append(open, s)
+			case lmp.TypeRunToolFinished:
+				fin := must.Decode[lmp.RunToolFinished](f)
+				i := pairedStart(open, fin)
+				must.That(i >= 0, "run.tool_finished pairs with no open run.tool_started of iteration %d and index %d (open: %s): %s", fin.Iteration, fin.Index, describeOpen(open), c.Describe(f))
+				for j, o := range open {
+					must.That(fin.CallID == "" || o.CallID != fin.CallID || j == i,
+						"run.tool_finished of call_id %q pairs by index %d with call %q, not with its own call's run.tool_started (index %d): %s", fin.CallID, fin.Index, open[i].CallID, o.Index, c.Describe(f))
+				}
+				must.Equal("tool of a run.tool_finished (its run.tool_started's)", fin.Tool, open[i].Tool)
+				open = append(open[:i], open[i+1:]...)
+			}
+		}
+		if starts == 0 {
+			must.That(src.Source() != conformance.SourceDriver, "the mock Hermes' tool run showed no run.tool_started")
+			conformance.NotObserved("H-2,F-3", "the tool run showed no tool call: it may have been a single model call")
+			return
+		}
+		end := fs[len(fs)-1]
+		if end.Type == lmp.TypeRunCompleted && must.Decode[lmp.RunCompleted](end).Status == lmp.RunStatusCompleted {
+			must.That(len(open) == 0, "run %s completed with tool calls it never finished: %s", lmp.Deref(end.RunID), describeOpen(open))
+		}
+	}, conformance.NeedsEvents)
+
 	conformance.It("H-2", rules.INFO, "run.tool_finished.duration is Hermes' duration_ms in seconds (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		_, finishes := toolTurn(ctx)
 		var soft must.Soft
@@ -205,6 +258,30 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.Expect(ctx, c, match.Run(long.Started.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents)
 
+	// Hermes takes a message into a busy chat: by default it interrupts
+	// the running turn (queue and steer modes are opt-in, hermes.md).
+	// session.send into a task whose run still streams injects the message
+	// all the same (F-5); what Hermes then does with the running turn is
+	// its own. The long run is cancelled at the end, whichever way it went.
+	conformance.It("F-5", rules.MUST, "session.send into a task whose run is still streaming injects the message: it is not refused", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		long := startLongRun(ctx, c)
+		task := long.Task
+		text := conformance.Events().Text("reply", 0)
+		rid := should.NewID("rq-")
+		f := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		must.That(f.Type != lmp.TypeError, "session.send into task %s, whose run %s is streaming, was refused: %s", task, long.Started.RunID, c.Describe(f))
+		hermesHalf(func() {
+			eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
+				ev, _ := call.Args["event"].(map[string]any)
+				src, _ := ev["source"].(map[string]any)
+				return src["chat_id"] == task && messageText(call) == text
+			})
+		})
+		must.Send(ctx, c, lmp.RunCancel{RunID: long.Started.RunID})
+		must.Expect(ctx, c, match.Run(long.Started.RunID).And(match.Terminal()))
+	}, conformance.NeedsEvents, conformance.DriverFirst)
+
 	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r := startLongRun(ctx, c)
@@ -247,6 +324,20 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		must.Expect(ctx, c, match.Run(run2.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
+	// run.cancel names a run: the turn it interrupts is that run's, in
+	// that run's task. A run of another task is another Hermes session's
+	// turn, and streams on.
+	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn of the run it names: a run of another task streams on", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		first := startLongRun(ctx, c)
+		second := startLongRun(ctx, c)
+		must.That(first.Task != second.Task, "two long runs asked for without task_id share task %s", first.Task)
+		must.Send(ctx, c, lmp.RunCancel{RunID: first.Started.RunID})
+		streamsOn(ctx, c, second.Started.RunID, match.Run(first.Started.RunID).And(match.Terminal()), "after run.cancel of run "+first.Started.RunID+" of another task")
+		must.Send(ctx, c, lmp.RunCancel{RunID: second.Started.RunID})
+		must.Expect(ctx, c, match.Run(second.Started.RunID).And(match.Terminal()))
+	}, conformance.NeedsEvents)
+
 	conformance.It("F-7", rules.MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r := startLongRun(ctx, c)
@@ -267,6 +358,9 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		// The resumed turn runs in the same task; wait for its end.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(r.Task).And(match.Type(lmp.TypeRunStarted))))
 		must.That(next.RunID != st.RunID, "run.resume did not start a new run: run.started names the paused run %s", st.RunID)
+		// The pause kept the session: the resumed turn is Hermes' next turn
+		// of the paused run's session, whose id run.started carries (H-1).
+		must.Equal("session_id of the resumed run (run.pause keeps the paused run's session)", next.SessionID, st.SessionID)
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 })
@@ -408,4 +502,32 @@ func payloadNamesEnvelope(c *conformance.Conn, f client.Frame) {
 		must.That(got == lmp.Deref(k.envelope) && (v == nil) == (k.envelope == nil),
 			"%s names %s %v in its payload but %q in its envelope: %s", f.Type, k.key, v, lmp.Deref(k.envelope), c.Describe(f))
 	}
+}
+
+// pairedStart returns the index in open of the run.tool_started that fin
+// pairs with (F-3): the one of its iteration and index, or among several
+// (calls of one tool) the one of its call_id; -1 when none.
+func pairedStart(open []lmp.RunToolStarted, fin lmp.RunToolFinished) int {
+	found := -1
+	for i, o := range open {
+		if o.Iteration != fin.Iteration || o.Index != fin.Index {
+			continue
+		}
+		if found < 0 || (o.CallID != "" && o.CallID == fin.CallID) {
+			found = i
+		}
+	}
+	return found
+}
+
+// describeOpen renders open tool calls for a failure message.
+func describeOpen(open []lmp.RunToolStarted) string {
+	if len(open) == 0 {
+		return "none"
+	}
+	out := make([]string, len(open))
+	for i, o := range open {
+		out[i] = fmt.Sprintf("%s %q (iteration %d, index %d)", o.Tool, o.CallID, o.Iteration, o.Index)
+	}
+	return strings.Join(out, ", ")
 }

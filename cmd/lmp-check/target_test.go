@@ -23,8 +23,15 @@ type serverCtl struct {
 }
 
 // startServerProcess builds lmp-server and starts it through the script
-// with a store in a temporary directory.
+// with a store in a temporary directory, listening on loopback.
 func startServerProcess(t *testing.T) *serverCtl {
+	t.Helper()
+	return startServerProcessOn(t, "127.0.0.1")
+}
+
+// startServerProcessOn is startServerProcess listening on host: "0.0.0.0"
+// for every interface, with LOOMI_ALLOW_INSECURE_BIND=true (S-3).
+func startServerProcessOn(t *testing.T, host string) *serverCtl {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "lmp-server")
@@ -35,9 +42,13 @@ func startServerProcess(t *testing.T) *serverCtl {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &serverCtl{script: script, addr: freeAddr(t), dir: dir}
+	_, port, _ := net.SplitHostPort(freeAddr(t))
+	s := &serverCtl{script: script, addr: net.JoinHostPort(host, port), dir: dir}
 	s.env = append(os.Environ(), "LMP_SERVER="+bin, "LMP_ADDR="+s.addr, "LMP_DIR="+dir,
 		"LMP_FLAGS=--ping-interval 3s --pong-timeout 1s --auth-timeout 1500ms")
+	if !net.ParseIP(host).IsLoopback() {
+		s.env = append(s.env, "LOOMI_ALLOW_INSECURE_BIND=true")
+	}
 	s.run(t, "start")
 	t.Cleanup(func() { s.run(t, "stop") })
 	// The script starts the server in the background, as a CI job would;
@@ -174,6 +185,55 @@ func TestTargetCommands(t *testing.T) {
 	if n := strings.Count(string(log), `msg="lmp-server listening"`); stops < 6 || n != 1+stops {
 		t.Errorf("the server started %d times, want %d (1 + the %d restarts and crashes the specs noted, at least 6)\n%s", n, 1+stops, stops, log)
 	}
+}
+
+// TestLANDeployment runs the LAN specs against a real lmp-server process
+// listening on every interface, as `lmp-server serve --addr 0.0.0.0:PORT`
+// serves a phone on the LAN: its pairing endpoint refuses this host's
+// network addresses (P-1), and /ws and /health answer at the pairing
+// JSON's url (S-6, T-2). lmp-check is given the loopback URL only.
+func TestLANDeployment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and starts a real lmp-server")
+	}
+	if !hasNetworkAddress() {
+		t.Skip("this host has no address besides loopback: no LAN to check")
+	}
+	bin := buildBinary(t)
+	s := startServerProcessOn(t, "0.0.0.0")
+	_, port, _ := net.SplitHostPort(s.addr)
+	var rep struct {
+		Specs []struct{ Section, Text, Verdict, Reason string }
+	}
+	stdout := passingRun(t, bin, &rep, "--url", "ws://127.0.0.1:"+port+"/ws", "--triggers", "mock", "--label-filter", "section:lan")
+	passed := 0
+	for _, sp := range rep.Specs {
+		switch {
+		case sp.Reason == "not selected":
+		case sp.Verdict == "pass":
+			passed++
+		default:
+			t.Errorf("%s: %s %s", sp.Text, sp.Verdict, sp.Reason)
+		}
+	}
+	if passed != 3 {
+		t.Errorf("%d LAN specs passed, want 3\n%s", passed, stdout)
+	}
+}
+
+// hasNetworkAddress reports whether this host has an address other than
+// loopback and link-local.
+func hasNetworkAddress() bool {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return true
+		}
+	}
+	return false
 }
 
 // TestRestartSpecsFailAForgetfulServer: a server that loses its store

@@ -1,6 +1,7 @@
 package selftest
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/loomi-lmp/lmpkit/check"
@@ -31,6 +32,24 @@ func TestJudge(t *testing.T) {
 	}
 	for _, c := range cases {
 		r := judge(m, outcome{exit: c.exit, report: check.JSONReport{Specs: c.specs}})
+		if r.verdict != c.want {
+			t.Errorf("%s: verdict %s, want %s (%s)", c.name, r.verdict, c.want, r.problem)
+		}
+	}
+
+	// A panic of the in-process server ends lmp-check with a panic's exit
+	// status 2, after its report: a failed run when the panic is in
+	// server/, lmp-check's own trouble otherwise.
+	crash := "Result: NOT CONFORMANT\npanic: runtime error: invalid memory address or nil pointer dereference\n\ngoroutine 1 [running]:\n" +
+		"github.com/loomi-lmp/lmpkit/server.(*event).appendTo(0x0)\n\t/src/server/event.go:133 +0x9e\n"
+	failed := []check.JSONSpec{spec(check.Fail, "MUST", "P-4")}
+	for _, c := range []struct {
+		name, output, want string
+	}{
+		{"server panic after a failing spec", crash, Caught},
+		{"lmp-check's own panic", strings.ReplaceAll(crash, "lmpkit/server", "lmpkit/check"), Broken},
+	} {
+		r := judge(m, outcome{exit: 2, output: c.output, report: check.JSONReport{Specs: failed}})
 		if r.verdict != c.want {
 			t.Errorf("%s: verdict %s, want %s (%s)", c.name, r.verdict, c.want, r.problem)
 		}

@@ -64,16 +64,24 @@ func judge(m mutant.Mutant, o outcome) row {
 	}
 	slices.Sort(r.caughtBy)
 	slices.Sort(r.levels)
+	exit := o.exit
+	if crash := serverCrash(o.output); exit == 2 && crash != "" {
+		// The mutated server panicked (it runs in lmp-check's process, so
+		// the exit is a panic's 2): against a server process that is a
+		// failed run, and the failing specs say which rules saw it.
+		exit = 1
+		r.problem = "the mutated server crashed: " + crash
+	}
 	switch {
-	case o.exit == 1 && byMust:
+	case exit == 1 && byMust:
 		r.verdict = Caught
-	case o.exit == 0 && len(r.caughtBy) > 0:
+	case exit == 0 && len(r.caughtBy) > 0:
 		r.verdict = StrictOnly
 		r.problem = "only a SHOULD or INFO spec of " + strings.Join(r.caughtBy, ", ") + " failed: caught under --strict only"
-	case o.exit == 0:
+	case exit == 0:
 		r.verdict = Missed
 		r.problem = "lmp-check passed the mutated server: no spec of " + strings.Join(m.Rules, ", ") + " in sections " + strings.Join(m.Sections, ", ") + " noticed"
-	case o.exit != 1:
+	case exit != 1:
 		r.verdict = Broken
 		r.problem = fmt.Sprintf("lmp-check exited %d (usage error or unreachable target)", o.exit)
 	default:
