@@ -140,6 +140,19 @@ func (c *Client) ClearCalls(ctx context.Context) error {
 	return c.do(ctx, http.MethodDelete, RouteCalls, nil, &OK{})
 }
 
+// Hooks returns the hooks Hermes delivered to the adapter, oldest first,
+// each listed once the adapter's callback has returned.
+func (c *Client) Hooks(ctx context.Context) (HookList, error) {
+	var r HookList
+	err := c.do(ctx, http.MethodGet, RouteHooks, nil, &r)
+	return r, err
+}
+
+// ClearHooks forgets the recorded hooks.
+func (c *Client) ClearHooks(ctx context.Context) error {
+	return c.do(ctx, http.MethodDelete, RouteHooks, nil, &OK{})
+}
+
 // Session seeds a row in the session store.
 func (c *Client) Session(ctx context.Context, req SessionRequest) (SessionResponse, error) {
 	var r SessionResponse

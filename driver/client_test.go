@@ -109,6 +109,14 @@ func TestClientRoutes(t *testing.T) {
 		}, "GET", driver.RouteCalls, `{"calls":[{"seq":1,"name":"handle_message","args":{},"at":1.5}]}`, ``},
 		{func() error { return c.ClearCalls(ctx) }, "DELETE", driver.RouteCalls, `{"ok":true}`, ``},
 		{func() error {
+			r, err := c.Hooks(ctx)
+			if err == nil && (len(r.Hooks) != 1 || r.Hooks[0].Name != "post_approval_response" || r.Hooks[0].Kwargs["choice"] != "once" || r.Hooks[0].At != 1.5) {
+				return errors.New("hooks not decoded")
+			}
+			return err
+		}, "GET", driver.RouteHooks, `{"hooks":[{"seq":1,"name":"post_approval_response","kwargs":{"choice":"once"},"at":1.5}]}`, ``},
+		{func() error { return c.ClearHooks(ctx) }, "DELETE", driver.RouteHooks, `{"ok":true}`, ``},
+		{func() error {
 			r, err := c.Session(ctx, driver.SessionRequest{Title: "T"})
 			if err == nil && r.TaskID != "t9" {
 				return errors.New("session not decoded")

@@ -14,6 +14,7 @@ const (
 	RoutePlay      = "/play"      // POST PlayRequest: PlayResponse
 	RouteScenarios = "/scenarios" // GET: ScenarioList
 	RouteCalls     = "/calls"     // GET: CallList; DELETE: OK
+	RouteHooks     = "/hooks"     // GET: HookList; DELETE: OK
 	RouteSession   = "/session"   // POST SessionRequest: SessionResponse
 	RouteHold      = "/hold"      // POST HoldRequest: HoldResponse
 	RouteRelease   = "/release"   // POST ReleaseRequest: OK
@@ -196,6 +197,25 @@ type Call struct {
 // CallList answers GET /calls, oldest first.
 type CallList struct {
 	Calls []Call `json:"calls"`
+}
+
+// Hook is one plugin hook the Hermes side delivered to the adapter: fired
+// by a scenario, an approval, a /stop or POST /hook, and delivered through
+// Hermes' dispatch (stream hooks through their queues, with whatever
+// delivery faults are on). Kwargs are as the adapter received them. At is
+// when the adapter's hook callback returned, so a hook listed here has been
+// processed by the adapter: a spec that needs Hermes' hook to have arrived
+// waits for it here instead of for a fixed time.
+type Hook struct {
+	Seq    int64          `json:"seq"`
+	Name   string         `json:"name"`
+	Kwargs map[string]any `json:"kwargs"`
+	At     float64        `json:"at"` // float epoch seconds
+}
+
+// HookList answers GET /hooks, oldest first.
+type HookList struct {
+	Hooks []Hook `json:"hooks"`
 }
 
 // SessionRequest seeds a row in the mock session store, for task.list.

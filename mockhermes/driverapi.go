@@ -39,11 +39,13 @@ func (m *Mock) DriverHandler(p driver.Profile) http.Handler {
 	}
 	d := &driverAPI{m: m, profile: p}
 	mux := http.NewServeMux()
+	// The logs (calls, hooks) are read with GET and cleared with DELETE.
+	clearable := map[string]bool{driver.RouteCalls: true, driver.RouteHooks: true}
 	route := func(r, method string, h func(http.ResponseWriter, *http.Request)) {
 		mux.HandleFunc(driver.Prefix+r, func(w http.ResponseWriter, req *http.Request) {
-			if req.Method != method && !(r == driver.RouteCalls && req.Method == http.MethodDelete) {
+			if req.Method != method && !(clearable[r] && req.Method == http.MethodDelete) {
 				allow := method
-				if r == driver.RouteCalls {
+				if clearable[r] {
 					allow += ", " + http.MethodDelete
 				}
 				w.Header().Set("Allow", allow)
@@ -60,6 +62,7 @@ func (m *Mock) DriverHandler(p driver.Profile) http.Handler {
 	route(driver.RoutePlay, http.MethodPost, d.play)
 	route(driver.RouteScenarios, http.MethodGet, d.scenarios)
 	route(driver.RouteCalls, http.MethodGet, d.calls)
+	route(driver.RouteHooks, http.MethodGet, d.hooks)
 	route(driver.RouteSession, http.MethodPost, d.session)
 	route(driver.RouteHold, http.MethodPost, d.hold)
 	route(driver.RouteRelease, http.MethodPost, d.release)
@@ -251,6 +254,15 @@ func (d *driverAPI) calls(w http.ResponseWriter, r *http.Request) {
 		calls = []driver.Call{}
 	}
 	writeJSON(w, http.StatusOK, driver.CallList{Calls: calls})
+}
+
+func (d *driverAPI) hooks(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodDelete {
+		d.m.ClearHooks()
+		writeJSON(w, http.StatusOK, driver.OK{OK: true})
+		return
+	}
+	writeJSON(w, http.StatusOK, driver.HookList{Hooks: d.m.Hooks()})
 }
 
 func (d *driverAPI) session(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +34,8 @@ var responseSchemas = map[string]string{
 	"GET " + driver.RouteScenarios: "driver/scenario-list",
 	"GET " + driver.RouteCalls:     "driver/call-list",
 	"DELETE " + driver.RouteCalls:  "driver/ok",
+	"GET " + driver.RouteHooks:     "driver/hook-list",
+	"DELETE " + driver.RouteHooks:  "driver/ok",
 	"POST " + driver.RouteSession:  "driver/session-response",
 	"POST " + driver.RouteHold:     "driver/hold-response",
 	"POST " + driver.RouteRelease:  "driver/ok",
@@ -219,6 +222,7 @@ func TestDriverAPIErrors(t *testing.T) {
 		{"GET", driver.Prefix + driver.RoutePlay, ``, 405, "method not allowed"},
 		{"POST", driver.Prefix + driver.RouteProfile, `{}`, 405, "method not allowed"},
 		{"PUT", driver.Prefix + driver.RouteCalls, ``, 405, "GET, DELETE"},
+		{"POST", driver.Prefix + driver.RouteHooks, `{}`, 405, "GET, DELETE"},
 		{"GET", driver.Prefix + "/nope", ``, 404, "no driver route"},
 		{"GET", "/elsewhere", ``, 404, "no driver route"},
 	} {
@@ -303,5 +307,125 @@ func TestDriverHermesAdditions(t *testing.T) {
 	if h.TelemetrySchemaVersion != "hermes.observer.v1" || h.Surface != "loomi" || !h.StreamReasoningDeltas || !h.Crosstalk ||
 		h.BusyInputMode != BusyInterrupt || h.ApprovalPromptTimeoutMS != 15000 || h.MaxStreamPayloadBytes != 16384 || h.StreamQueueSize != 1024 {
 		t.Fatalf("hermes profile = %+v", h)
+	}
+}
+
+// TestDriverHooks: GET /hooks lists every hook the adapter received, with
+// its kwargs as received, stream hooks delivered through Hermes' queues
+// included, and each only once the adapter's callback has returned; DELETE
+// clears the log and numbering goes on.
+func TestDriverHooks(t *testing.T) {
+	m, f, c, tr, _ := newDriver(t, Options{})
+	ctx := context.Background()
+
+	inCallback := make(chan []driver.Hook, 1)
+	f.hookGate = func(name string, _ map[string]any) {
+		if name == "post_approval_response" {
+			inCallback <- m.Hooks()
+		}
+	}
+	ar, err := c.Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/x", TimeoutMS: 60000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := m.ResolveGatewayApproval(ctx, ar.SessionKey, "once", false, "", ar.ApprovalID); n != 1 {
+		t.Fatal("approval not pending")
+	}
+	for _, h := range <-inCallback {
+		if h.Name == "post_approval_response" {
+			t.Fatal("post_approval_response listed while the adapter's callback still runs")
+		}
+	}
+	f.waitHook(t, "post_approval_response", 1)
+
+	play, err := c.Play(ctx, driver.PlayRequest{Scenario: "reply", Faults: &driver.Faults{Interleave: true}, Wait: true})
+	if err != nil || play.Error != "" {
+		t.Fatalf("play = %+v, %v", play, err)
+	}
+	f.waitHook(t, "on_stream_end", 1)
+	// Stream hooks may still be on their way: wait until the log has
+	// caught up with what the adapter received (the log lags the
+	// adapter's own record by at most the callbacks still running).
+	var (
+		list     driver.HookList
+		received map[string][]map[string]any
+		n        int
+	)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if list, err = c.Hooks(ctx); err != nil {
+			t.Fatal(err)
+		}
+		received, n = receivedByName(f.snapshot())
+		if len(list.Hooks) == n || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(list.Hooks) != n {
+		t.Fatalf("%d hooks listed, the adapter received %d", len(list.Hooks), n)
+	}
+	// Hermes keeps order within one hook, not across hooks.
+	for name, want := range received {
+		var got []map[string]any
+		for _, h := range list.Hooks {
+			if h.Name == name {
+				got = append(got, h.Kwargs)
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s listed with kwargs %v, received %v", name, got, want)
+		}
+	}
+	for i, h := range list.Hooks {
+		if h.Seq != int64(i+1) || h.At <= 0 {
+			t.Fatalf("hook %d = %+v", i, h)
+		}
+	}
+	if _, ok := received["on_stream_delta"]; !ok {
+		t.Fatal("no stream hook went through the queues")
+	}
+
+	if err := c.ClearHooks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := c.Hooks(ctx); len(l.Hooks) != 0 {
+		t.Fatalf("hooks not cleared: %+v", l)
+	}
+	if err := c.Hook(ctx, driver.HookRequest{Name: "on_session_end", Kwargs: map[string]any{"completed": true}}); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := c.Hooks(ctx); len(l.Hooks) != 1 || l.Hooks[0].Seq != int64(len(list.Hooks)+1) || l.Hooks[0].Kwargs["completed"] != true {
+		t.Fatalf("after clearing, hooks = %+v", l)
+	}
+	if !tr.seen["driver/hook-list"] {
+		t.Fatal("no GET /hooks answer checked against its schema")
+	}
+}
+
+// receivedByName groups the hooks an adapter received by name, in order,
+// and counts them.
+func receivedByName(evs []event) (map[string][]map[string]any, int) {
+	out, n := map[string][]map[string]any{}, 0
+	for _, e := range evs {
+		if e.Kind == "hook" {
+			out[e.Name] = append(out[e.Name], e.Kwargs)
+			n++
+		}
+	}
+	return out, n
+}
+
+// TestHookLogBound: the log keeps the newest maxHooks hooks.
+func TestHookLogBound(t *testing.T) {
+	var l hookLog
+	const n = 2*maxHooks + 5
+	for range n {
+		l.add("on_stream_delta", map[string]any{})
+	}
+	if len(l.hooks) > maxHooks+hookSlack {
+		t.Fatalf("the log holds %d hooks", len(l.hooks))
+	}
+	got := l.list()
+	if len(got) != maxHooks || got[0].Seq != n-maxHooks+1 || got[len(got)-1].Seq != n {
+		t.Fatalf("%d hooks kept, seq %d to %d", len(got), got[0].Seq, got[len(got)-1].Seq)
 	}
 }

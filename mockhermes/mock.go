@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -105,7 +106,8 @@ type Mock struct {
 	grantedAlways  map[string]bool
 	crossN         int // crosstalk turns played, to alternate platforms
 	rec            recorder
-	holds          holds // calls Hermes is slow to answer (driver POST /hold)
+	hookLog        hookLog // the hooks delivered to the adapter (driver GET /hooks)
+	holds          holds   // calls Hermes is slow to answer (driver POST /hold)
 }
 
 var _ server.Hermes = (*Mock)(nil)
@@ -245,14 +247,21 @@ func (m *Mock) hookWith(ctx context.Context, f Faults, name string, kwargs map[s
 	m.out.stream(ctx, f, name, decoded(raw, kwargs))
 }
 
-// deliver calls the adapter's hook callback.
+// deliver calls the adapter's hook callback. Every hook the adapter
+// receives passes here, whichever way Hermes dispatched it, so this is
+// where the hook log records it: once the callback has returned.
 func (m *Mock) deliver(ctx context.Context, name string, kwargs map[string]any) {
 	a := m.getAdapter()
 	if a == nil {
 		m.log.Warn("mockhermes: hook dropped, no adapter attached", "hook", name)
 		return
 	}
+	// The log keeps its own map, in case the adapter changes the one it
+	// gets; a copy of the nested values too would cost the stream hooks'
+	// workers enough to overflow their queues sooner.
+	delivered := maps.Clone(kwargs)
 	a.Hook(ctx, name, kwargs)
+	m.hookLog.add(name, delivered)
 }
 
 // jsonShape returns v as decoded JSON would hold it (numbers as float64),

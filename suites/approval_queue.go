@@ -21,18 +21,25 @@ import (
 // names no approval. Whatever an adapter does to tell which approval a
 // hook answers, resolving one of them must leave the others pending.
 
+// queued is an approval pending in Hermes, asked for through the driver.
+type queued struct {
+	driver.ApprovalResponse
+	Command string // unique to it: its post_approval_response names it
+}
+
 // queuedApproval asks Hermes, through the driver, for an approval in task
 // (a new one when empty) and waits until every device in devs sees its
 // approval.required. Hermes waits a minute for it, so that it cannot time
 // out while the spec runs on a loaded machine.
-func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn) driver.ApprovalResponse {
-	res, err := drv().Approval(ctx, driver.ApprovalRequest{TaskID: task, Command: "rm -rf /tmp/" + should.NewID("q"), Description: "queued",
+func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn) queued {
+	cmd := "rm -rf /tmp/" + should.NewID("q")
+	res, err := drv().Approval(ctx, driver.ApprovalRequest{TaskID: task, Command: cmd, Description: "queued",
 		TimeoutMS: time.Minute.Milliseconds()})
 	must.Succeed(err, "driver approval in task %q", task)
 	for _, d := range devs {
 		must.Expect(ctx, d, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID)))
 	}
-	return res
+	return queued{ApprovalResponse: res, Command: cmd}
 }
 
 var _ = conformance.Section("§4 Approvals of one task", "approvalqueue", func() {
@@ -47,9 +54,13 @@ var _ = conformance.Section("§4 Approvals of one task", "approvalqueue", func()
 		got := must.Decode[lmp.ApprovalResolved](must.Expect(ctx, devs[1], match.Type(lmp.TypeApprovalResolved).And(match.Approval(newer.ApprovalID))))
 		must.Equal("approval.resolved choice of the newer approval (the device's, M-3)", got.Choice, lmp.ChoiceOnce)
 
-		// Hermes' post_approval_response for the newer one has come by
-		// now, or comes while the older is resolved: neither may resolve
-		// the older one.
+		// Hermes fires the newer one's post_approval_response from its
+		// waiter after resolve_gateway_approval has returned, so it can
+		// reach the adapter after the device's next resolve. The older one
+		// is resolved only once the adapter has processed that hook: it
+		// must not take the hook for the older approval's answer.
+		must.Equal("post_approval_response choice of the newer approval (F-8: the device's)",
+			awaitApprovalAnswered(ctx, newer.SessionKey, newer.Command), lmp.ChoiceOnce)
 		rid = should.NewID("rq-")
 		ans = must.Request(ctx, devs[0], lmp.ApprovalResolve{ApprovalID: older.ApprovalID, Choice: lmp.ChoiceDeny, RequestID: rid}, rid)
 		must.That(ans.Type != lmp.TypeError, "resolving the older approval, still pending in Hermes, was refused: %s", devs[0].Describe(ans))

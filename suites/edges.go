@@ -199,7 +199,10 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		for _, d := range []*conformance.Conn{a, b} {
 			must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
 		}
-		// Hermes reports the resolution through post_approval_response too.
+		// Hermes reports the resolution through post_approval_response
+		// too, from the approval's waiter and on its own time: the marker
+		// below counts only once the adapter has processed it.
+		awaitApprovalAnswered(ctx, res.SessionKey, res.Required.Command)
 		must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
 			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceOnce, "surface": "gateway",
 		}}), "hook post_approval_response")

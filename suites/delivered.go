@@ -1,0 +1,64 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+	"github.com/loomi-lmp/lmpkit/suites/must"
+)
+
+// Hermes calls some hooks from its own goroutines, on its own time: an
+// approval's post_approval_response comes from the approval's waiter once
+// resolve_gateway_approval has released it, after that call has returned
+// (hermes.md, tools/approval.py). A spec whose next step must come after
+// the adapter has processed such a hook waits for it in the driver's hook
+// log (GET /hooks lists a hook once the adapter's callback has returned),
+// never for a fixed time.
+
+// eventuallyHook waits until the driver lists a delivered hook name that
+// keep accepts, and returns it. When none comes within the usual bound,
+// the failure names the hooks of that name delivered instead.
+func eventuallyHook(ctx context.Context, name string, keep func(driver.Hook) bool) driver.Hook {
+	start := time.Now()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		list, err := drv().Hooks(ctx)
+		must.Succeed(err, "driver GET %s (the hooks Hermes delivered to the adapter)", driver.RouteHooks)
+		var named []driver.Call
+		for _, h := range list.Hooks {
+			if h.Name != name {
+				continue
+			}
+			if keep(h) {
+				return h
+			}
+			named = append(named, driver.Call{Name: h.Name, Args: h.Kwargs})
+		}
+		if time.Since(start) < conformance.Wait() {
+			select {
+			case <-tick.C:
+				continue
+			case <-ctx.Done():
+			}
+		}
+		must.That(false, "waiting for Hermes to deliver %s to the adapter: none matched after %s; %s",
+			name, time.Since(start).Round(time.Millisecond), describeCalls(named))
+		return driver.Hook{}
+	}
+}
+
+// awaitApprovalAnswered waits until Hermes has delivered the
+// post_approval_response of the approval that asked to run command in
+// session key to the adapter, and returns its choice. The hook names no
+// approval (hermes.md: no approval or request id kwarg), so the approval
+// is told by its session key and its command, which the spec makes unique.
+func awaitApprovalAnswered(ctx context.Context, sessionKey, command string) string {
+	h := eventuallyHook(ctx, "post_approval_response", func(h driver.Hook) bool {
+		return h.Kwargs["session_key"] == sessionKey && h.Kwargs["command"] == command
+	})
+	return fmt.Sprint(h.Kwargs["choice"])
+}
