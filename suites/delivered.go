@@ -2,8 +2,12 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
+
+	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
@@ -27,6 +31,12 @@ func eventuallyHook(ctx context.Context, name string, keep func(driver.Hook) boo
 	defer tick.Stop()
 	for {
 		list, err := drv().Hooks(ctx)
+		var ae *driver.APIError
+		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
+			// A driver written before the hook log: the spec cannot know
+			// when the hook arrived, so it cannot judge the server.
+			ginkgo.Skip("the driver has no hook log (GET " + driver.RouteHooks + " answers 404): the spec waits for a hook Hermes delivers on its own time")
+		}
 		must.Succeed(err, "driver GET %s (the hooks Hermes delivered to the adapter)", driver.RouteHooks)
 		var named []driver.Call
 		for _, h := range list.Hooks {
