@@ -17,12 +17,13 @@ import (
 )
 
 // Mutants are built two at a time (the build cache is shared) and checked
-// maxRuns at a time: a run is mostly waiting on protocol timers (four runs
-// at once kept two cores about one tenth busy), so four runs per core, at
-// most sixteen.
+// maxRuns at a time: a run is mostly waiting on protocol timers (a
+// section's run takes 0.1-0.2 s of CPU for seconds of wall time, and eight
+// runs at once kept two cores about two thirds busy), so eight runs per
+// core, at most thirty-two.
 const maxBuilds = 2
 
-var maxRuns = min(4*runtime.NumCPU(), 16)
+var maxRuns = min(8*runtime.NumCPU(), 32)
 
 // raceEnabled is set by race_test.go (see buildCheck).
 var raceEnabled bool
