@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomi-lmp/lmpkit/client"
 )
 
 // TestInProcessListenSurvivesRestart starts the in-process server on every
@@ -15,12 +17,10 @@ import (
 // a restart spec still reach it at this host's network addresses.
 func TestInProcessListenSurvivesRestart(t *testing.T) {
 	var lan net.IP
-	if addrs, err := net.InterfaceAddrs(); err == nil {
-		for _, a := range addrs {
-			if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() && n.IP.To4() != nil {
-				lan = n.IP
-				break
-			}
+	for _, ip := range client.NetworkAddresses() {
+		if ip.To4() != nil {
+			lan = ip
+			break
 		}
 	}
 	if lan == nil {

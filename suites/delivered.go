@@ -10,7 +10,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/driver"
-	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 )
 
@@ -26,10 +25,9 @@ import (
 // keep accepts, and returns it. When none comes within the usual bound,
 // the failure names the hooks of that name delivered instead.
 func eventuallyHook(ctx context.Context, name string, keep func(driver.Hook) bool) driver.Hook {
-	start := time.Now()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	var found driver.Hook
+	var named []driver.Call
+	waited, ok := pollDriver(ctx, func() bool {
 		list, err := drv().Hooks(ctx)
 		var ae *driver.APIError
 		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
@@ -38,27 +36,22 @@ func eventuallyHook(ctx context.Context, name string, keep func(driver.Hook) boo
 			ginkgo.Skip("the driver has no hook log (GET " + driver.RouteHooks + " answers 404): the spec waits for a hook Hermes delivers on its own time")
 		}
 		must.Succeed(err, "driver GET %s (the hooks Hermes delivered to the adapter)", driver.RouteHooks)
-		var named []driver.Call
+		named = named[:0]
 		for _, h := range list.Hooks {
 			if h.Name != name {
 				continue
 			}
 			if keep(h) {
-				return h
+				found = h
+				return true
 			}
 			named = append(named, driver.Call{Name: h.Name, Args: h.Kwargs})
 		}
-		if time.Since(start) < conformance.Wait() {
-			select {
-			case <-tick.C:
-				continue
-			case <-ctx.Done():
-			}
-		}
-		must.That(false, "waiting for Hermes to deliver %s to the adapter: none matched after %s; %s",
-			name, time.Since(start).Round(time.Millisecond), describeCalls(named))
-		return driver.Hook{}
-	}
+		return false
+	})
+	must.That(ok, "waiting for Hermes to deliver %s to the adapter: none matched after %s; %s",
+		name, waited.Round(time.Millisecond), describeCalls(named))
+	return found
 }
 
 // awaitApprovalAnswered waits until Hermes has delivered the

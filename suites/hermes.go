@@ -204,26 +204,36 @@ func calls(ctx context.Context, name string, keep func(driver.Call) bool) []driv
 // they do not come within the usual bound, the failure says how many came
 // and what the calls of that name carried instead.
 func eventuallyCalls(ctx context.Context, n int, name string, keep func(driver.Call) bool) []driver.Call {
+	var all, got []driver.Call
+	waited, ok := pollDriver(ctx, func() bool {
+		all = calls(ctx, name, nil)
+		got = slices.DeleteFunc(slices.Clone(all), func(c driver.Call) bool { return keep != nil && !keep(c) })
+		return len(got) >= n
+	})
+	must.That(ok, "waiting for %d matching Hermes call(s) to %s: got %d after %s; %s",
+		n, name, len(got), waited.Round(time.Millisecond), describeCalls(all))
+	return got
+}
+
+// pollDriver asks done every 20 ms until it reports true, for at most the
+// usual bound (conformance.Wait) or until ctx ends, and says how long it
+// waited and whether done came true: what the driver records (calls into
+// Hermes, hooks delivered) comes on Hermes' own time.
+func pollDriver(ctx context.Context, done func() bool) (time.Duration, bool) {
 	start := time.Now()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		all := calls(ctx, name, nil)
-		got := slices.DeleteFunc(slices.Clone(all), func(c driver.Call) bool { return keep != nil && !keep(c) })
-		if len(got) >= n {
-			return got
+	for !done() {
+		if time.Since(start) >= conformance.Wait() {
+			return time.Since(start), false
 		}
-		if time.Since(start) < conformance.Wait() {
-			select {
-			case <-tick.C:
-				continue
-			case <-ctx.Done():
-			}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return time.Since(start), false
 		}
-		must.That(false, "waiting for %d matching Hermes call(s) to %s: got %d after %s; %s",
-			n, name, len(got), time.Since(start).Round(time.Millisecond), describeCalls(all))
-		return nil
 	}
+	return time.Since(start), true
 }
 
 // maxCallsShown bounds the calls a failure lists.

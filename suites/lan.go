@@ -87,16 +87,11 @@ func networkQR(ctx context.Context) (wsURL, token string) {
 	if client.IsLoopbackURL(pr.URL) {
 		ginkgo.Skip("the pairing JSON's url " + pr.URL + " is loopback: the server is not deployed on the LAN")
 	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"ws": "80", "wss": "443"}[u.Scheme]
-	}
-	d := net.Dialer{Timeout: conformance.Wait()}
-	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), port))
-	if err != nil {
+	dialCtx, cancel := context.WithTimeout(ctx, conformance.Wait())
+	defer cancel()
+	if err := client.Answers(dialCtx, client.HostPort(u)); err != nil {
 		ginkgo.Skip("the pairing JSON's url " + pr.URL + " is not reachable from this host: " + err.Error())
 	}
-	conn.Close()
 	return pr.URL, pr.Token
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/loomi-lmp/lmpkit/client"
 )
 
 // serverCtl is a real lmp-server process driven by testdata/serverctl.sh,
@@ -196,7 +198,7 @@ func TestLANDeployment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts a real lmp-server")
 	}
-	if !hasNetworkAddress() {
+	if len(client.NetworkAddresses()) == 0 {
 		t.Skip("this host has no address besides loopback: no LAN to check")
 	}
 	bin := buildBinary(t)
@@ -219,21 +221,6 @@ func TestLANDeployment(t *testing.T) {
 	if passed != 3 {
 		t.Errorf("%d LAN specs passed, want 3\n%s", passed, stdout)
 	}
-}
-
-// hasNetworkAddress reports whether this host has an address other than
-// loopback and link-local.
-func hasNetworkAddress() bool {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return false
-	}
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
-			return true
-		}
-	}
-	return false
 }
 
 // TestRestartSpecsFailAForgetfulServer: a server that loses its store

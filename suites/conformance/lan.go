@@ -47,27 +47,12 @@ func (t *Target) LANBases(ctx context.Context) ([]LANBase, string) {
 	if u.Scheme == "wss" {
 		httpScheme = "https"
 	}
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "wss" {
-			port = "443"
-		}
-	}
-	var hosts []string
-	if !client.IsLoopbackURL(t.WSURL) {
-		hosts = []string{net.JoinHostPort(u.Hostname(), port)}
-	} else {
-		addrs, err := net.InterfaceAddrs()
-		if err != nil {
-			return nil, fmt.Sprintf("%s: this host's addresses: %v", SkipNoLAN, err)
-		}
-		for _, a := range addrs {
-			n, ok := a.(*net.IPNet)
-			if !ok || n.IP.IsLoopback() || n.IP.IsLinkLocalUnicast() || n.IP.IsMulticast() || n.IP.IsUnspecified() {
-				continue
-			}
-			hosts = append(hosts, net.JoinHostPort(n.IP.String(), port))
+	hosts := []string{client.HostPort(u)}
+	if client.IsLoopbackURL(t.WSURL) {
+		_, port, _ := net.SplitHostPort(hosts[0])
+		hosts = nil
+		for _, ip := range client.NetworkAddresses() {
+			hosts = append(hosts, net.JoinHostPort(ip.String(), port))
 		}
 		if len(hosts) == 0 {
 			return nil, SkipNoLAN + ": this host has no network address besides loopback"
@@ -76,13 +61,13 @@ func (t *Target) LANBases(ctx context.Context) ([]LANBase, string) {
 	var bases []LANBase
 	var refused []string
 	for _, h := range hosts {
-		d := net.Dialer{Timeout: lanDialTimeout}
-		c, err := d.DialContext(ctx, "tcp", h)
+		dialCtx, cancel := context.WithTimeout(ctx, lanDialTimeout)
+		err := client.Answers(dialCtx, h)
+		cancel()
 		if err != nil {
 			refused = append(refused, h)
 			continue
 		}
-		c.Close()
 		bases = append(bases, LANBase{Host: h, HTTP: httpScheme + "://" + h, WS: u.Scheme + "://" + h + u.EscapedPath()})
 	}
 	if len(bases) == 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/check"
+	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/internal/mutant"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
@@ -55,7 +56,7 @@ func TestSelfTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	selected := selectedMutants(ms)
-	addrs := hostAddresses()
+	addrs := client.NetworkAddresses()
 	start := time.Now()
 
 	// Build and run the selected mutants in the background, bounded;
