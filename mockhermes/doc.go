@@ -10,8 +10,12 @@
 // turn; per model call on_stream_start, the visible deltas and
 // on_stream_end(finished=true) after every successful call, tool calls or
 // not; a failed call ends finished=false and may be retried under the same
-// turn_id; tool hooks with tool_call_id and duration_ms; the final reply
-// through send() with notify metadata; on_session_end after every turn.
+// turn_id; tool hooks with tool_call_id and duration_ms, a pre_tool_call and
+// one post_tool_call for every tool, the agent loop's own (todo, memory,
+// session_search, clarify, delegate_task) included, as Hermes' tool
+// executor fires them (its post says status "blocked" where the script
+// has a plugin block the call); the final reply through send() with notify metadata;
+// on_session_end after every turn.
 //
 // Around the loop the gateway keeps Hermes' three identities apart (chat
 // id, session key, session-store id, which /new rolls over), refuses
