@@ -47,8 +47,9 @@ const fetchBatch = 32
 
 var connCounter atomic.Uint64
 
-// conn is one WebSocket. Its reader runs on the HTTP handler's goroutine;
-// one writer goroutine owns every write. Durable events reach the writer
+// conn is one WebSocket. Its reader runs on the HTTP handler's goroutine
+// and hands each frame after hello to the request goroutine, which serves
+// them in order; one writer goroutine owns every write. Durable events reach the writer
 // through its cursor in the shared log, connection-scoped frames through
 // the bounded reply queue (slow consumers).
 type conn struct {
@@ -63,11 +64,13 @@ type conn struct {
 	killOnce sync.Once
 	dying    chan struct{} // closed by the fatal close: stop waiting for room
 	gone     chan struct{} // closed when the reader ends
+	requests chan request  // taken frames for the request goroutine
+	served   chan struct{} // closed when the request goroutine ends
 	wrote    chan struct{} // closed when the writer ends
 	dead     atomic.Bool   // failing or gone: queue nothing more
 	authed   atomic.Bool
 	lastPong atomic.Int64 // unix nanos of the last client pong (note 8)
-	waited   atomic.Bool  // the reader once waited for room (logged once)
+	waited   atomic.Bool  // a request once waited for room (logged once)
 	// limit is the highest global index the log may reach before the
 	// oldest event this connection still needs is overwritten: its cursor
 	// plus ReplayWindow. Set under Server.mu at hello, then by the writer.
@@ -124,7 +127,7 @@ type preamble struct {
 type pushMode int
 
 const (
-	// pushWait makes the reader wait for room: a peer that pipelines
+	// pushWait makes the request wait for room: a peer that pipelines
 	// requests faster than it reads the replies is slowed down (TCP pushes
 	// back), never disconnected for it.
 	pushWait pushMode = iota
@@ -146,14 +149,16 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 	id := connCounter.Add(1)
 	c := &conn{
 		s: s, ws: ws, id: id,
-		log:    s.log.With("conn", id),
-		q:      newReplyQueue(s.cfg.SendQueue),
-		ready:  make(chan struct{}, 1),
-		kill:   make(chan killReq, 1),
-		dying:  make(chan struct{}),
-		gone:   make(chan struct{}),
-		wrote:  make(chan struct{}),
-		cursor: -1,
+		log:      s.log.With("conn", id),
+		q:        newReplyQueue(s.cfg.SendQueue),
+		ready:    make(chan struct{}, 1),
+		kill:     make(chan killReq, 1),
+		dying:    make(chan struct{}),
+		gone:     make(chan struct{}),
+		requests: make(chan request, pendingRequests),
+		served:   make(chan struct{}),
+		wrote:    make(chan struct{}),
+		cursor:   -1,
 	}
 	c.limit.Store(math.MaxInt64) // not live: no event can leave it behind
 	c.watch.timeout = writeTimeout
@@ -226,7 +231,8 @@ func (c *conn) slowConsumer() {
 }
 
 // send queues a connection-scoped frame in reply to the peer, waiting for
-// room (pushWait). Call it from the reader only.
+// room (pushWait). Call it from the reader or the request goroutine, never
+// from the writer.
 func (c *conn) send(p lmp.Payload, taskID, runID *string) {
 	c.sendMode(p, taskID, runID, pushWait)
 }
@@ -246,7 +252,7 @@ func (c *conn) sendMode(p lmp.Payload, taskID, runID *string, mode pushMode) boo
 	return c.push(outItem{frame: &scoped{typ: p.FrameType(), taskID: taskID, runID: runID, payload: raw}}, mode)
 }
 
-// reply queues a request's result frame (reader only).
+// reply queues a request's result frame (request goroutine only).
 func (c *conn) reply(f scoped) { c.push(outItem{frame: &f}, pushWait) }
 
 // sendError queues a non-fatal error frame.

@@ -41,10 +41,12 @@
 //     hooks' session_key. Turns of other platforms, subagents and sessions
 //     the adapter never saw are not shown. A run whose end never comes
 //     ends when the chat's next turn begins, or after RunIdleTimeout.
-//   - Requests are executed on the connection's reader, in order; a slow
-//     Hermes call delays that connection's later frames, not other
-//     connections. request_id is one namespace per device for session.send
-//     and approval.resolve.
+//   - Requests are executed on the connection's request goroutine, in
+//     order; a slow Hermes call delays that connection's later requests,
+//     not other connections, and not its pongs: the reader notes a pong as
+//     it arrives and hands every other frame on (at most 16 waiting, then
+//     the reader waits). request_id is one namespace per device for
+//     session.send and approval.resolve.
 //   - Frames over lmp.MaxFrameBytes (1 MiB) close the connection with 1009;
 //     the server reads and discards the rest of the frame while it waits
 //     for the peer's close (at most 5 s), so the 1009 is not lost to a TCP
@@ -62,8 +64,8 @@
 //     Config.SendQueue frames per connection. Each is written after every
 //     event published before it was queued, so an ack follows the events
 //     its request caused, and hello.ok precedes every event. A full queue
-//     never disconnects: the reader waits for room before it reads the next
-//     request, so a client that pipelines requests faster than it reads the
+//     never disconnects: a request waits for room before the next one is
+//     served, so a client that pipelines requests faster than it reads the
 //     replies is slowed down by TCP. A server ping that finds the queue
 //     full is skipped, and counts as a missed pong (T-5).
 //   - A peer that takes no frame for 10 s (checked every 5 s, so at most

@@ -29,6 +29,9 @@ type fakeHermes struct {
 	pending  map[string]bool // approval request ids still waiting
 	sessions []server.SessionRow
 	failNext error
+	// held, when set, holds every handle_message until it is closed (or
+	// the call's context ends), as a slow gateway would.
+	held chan struct{}
 }
 
 type call struct {
@@ -78,6 +81,16 @@ func (h *fakeHermes) HandleMessage(ctx context.Context, ev server.MessageEvent) 
 	if err := h.record("handle_message", map[string]any{"text": ev.Text, "chat_id": ev.Source.ChatID, "user_id": ev.Source.UserID}); err != nil {
 		return err
 	}
+	h.mu.Lock()
+	held := h.held
+	h.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	if ev.Text == server.StopCommand {
 		// The gateway's /stop: interrupt_session_activity, then agent_loop_stopped.
 		key := server.SessionKeyPrefix + ev.Source.ChatID
@@ -103,6 +116,17 @@ func (h *fakeHermes) ListSessions(ctx context.Context, opts server.ListSessionsO
 		rows = rows[:opts.Limit]
 	}
 	return rows, nil
+}
+
+// holdMessages holds every handle_message from now on until the returned
+// release is called.
+func (h *fakeHermes) holdMessages() (release func()) {
+	held := make(chan struct{})
+	h.mu.Lock()
+	h.held = held
+	h.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { close(held) }) }
 }
 
 // setSessions replaces the session store's rows, newest first.

@@ -45,9 +45,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	opened := time.Now()
 	c.log.Debug("connection opened", "remote", r.RemoteAddr)
 	go c.writeLoop()
+	go c.serveRequests()
 	stopAuth := c.startAuthTimer()
 	tooBig := c.readLoop()
 	stopAuth()
+	close(c.requests)
 
 	s.mu.Lock()
 	delete(s.conns, c)
@@ -66,6 +68,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	c.ws.CloseNow()
 	c.logEnd(time.Since(opened))
+	// A request still waiting on Hermes finishes, so that its result is
+	// kept for the device's retry (I-1); Shutdown waits for it too.
+	<-c.served
 }
 
 // startAuthTimer closes the connection when it has not authenticated
@@ -113,26 +118,25 @@ func (c *conn) readLoop() (tooBig bool) {
 			c.handleHello(data)
 			continue
 		}
-		c.handleFrame(data)
+		c.take(data)
 	}
 }
 
-// handleFrame dispatches one frame of an authenticated connection.
-func (c *conn) handleFrame(data []byte) {
-	var f lmp.ClientFrame
-	if err := lmp.Unmarshal(data, &f); err != nil || f.Type == "" {
+// handleFrame serves one frame of an authenticated connection, on its
+// request goroutine (take says why pong is not among them).
+func (c *conn) handleFrame(r request) {
+	f := r.frame
+	if r.bad {
 		// Malformed frames after hello are not fatal.
 		c.sendError(lmp.CodeBadFrame, "frame is not a JSON object with v, type and payload", "")
 		return
 	}
-	if msg := validateClientFrame(data, f); msg != "" {
-		c.sendError(lmp.CodeInvalidPayload, msg, requestIDOf(f.Payload))
+	if r.invalid != "" {
+		c.sendError(lmp.CodeInvalidPayload, r.invalid, requestIDOf(f.Payload))
 		return
 	}
 	ctx := context.Background()
 	switch f.Type {
-	case lmp.TypePong:
-		c.lastPong.Store(time.Now().UnixNano()) // note 8: only pong proves liveness
 	case lmp.TypePing:
 		// Enforces T-6: a client ping is answered with pong.
 		c.send(lmp.Pong{}, nil, nil)

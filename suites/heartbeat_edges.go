@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var (
@@ -146,4 +149,55 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		st, pingTS := hbReturning.serverTime, hbReturning.firstPingTS
 		must.That(st >= pingTS-1, "hello.ok of a returning device says server_time %.3f, %.1f s before the ts %.3f of a ping the server sent on the device's previous connection", st, pingTS-st, pingTS)
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+})
+
+var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+	// T-5 counts the pings a client leaves unanswered, not the pongs a
+	// server is too busy to read. Real Hermes can be slow to answer
+	// resolve_gateway_approval (one process-wide lock, called off the
+	// gateway's event loop: CI.md, POST /hold), and a server that waits for
+	// it in the loop that reads the device's frames reads no pong
+	// meanwhile. So the driver holds the device's resolve for longer than
+	// the misses that disconnect, while the device answers every ping at
+	// once: it must still be connected, and get its answer, when Hermes
+	// answers. A server that answers the resolve before Hermes has, or
+	// gives the call up early, passes: nothing then waits.
+	conformance.It("T-5", rules.MUST, "a device that answers every ping stays connected while its own approval.resolve waits on Hermes", func(ctx ginkgo.SpecContext) {
+		p := profile()
+		round := max(p.PingInterval, p.PongTimeout)
+		pings := p.MissedPongs + 1
+		held := time.Duration(pings)*round + slack(round) + conformance.Wait()
+		d := must.Pair(ctx, "device") // answers every ping
+		res := newApproval(ctx, d, 2*held)
+		hold, err := drv().Hold(ctx, driver.HoldRequest{Call: "resolve_gateway_approval",
+			Args: map[string]any{"session_key": res.SessionKey}, TimeoutMS: (held + conformance.Wait()).Milliseconds()})
+		must.Succeed(err, "driver hold")
+		release := func() error {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), conformance.Wait())
+			defer cancel()
+			return drv().Release(rctx, driver.ReleaseRequest(hold))
+		}
+		defer func() { _ = release() }() // a spec that failed still frees Hermes
+
+		rid := should.NewID("held-")
+		must.Send(ctx, d, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: rid})
+		call := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("session_key", res.SessionKey))
+		must.That(call[0].Held, "the driver did not hold the device's resolve_gateway_approval: %s", describeCalls(call))
+		start := time.Now()
+		for n := 1; n <= pings; n++ {
+			wait, cancel := context.WithTimeout(ctx, round+slack(round)+conformance.Wait())
+			_, err := d.Expect(wait, match.Type(lmp.TypePing))
+			cancel()
+			if ce := d.Closed(); ce != nil {
+				ginkgo.Fail(fmt.Sprintf("the device answered every ping at once, yet was disconnected %v after its approval.resolve reached Hermes, which had not answered yet (%d pings seen): %v",
+					time.Since(start).Round(time.Millisecond), n-1, ce))
+			}
+			must.Succeed(err, fmt.Sprintf("server ping %d of %d while Hermes holds the device's resolve", n, pings))
+		}
+		if slices.ContainsFunc(d.Pending(), match.Request(rid).Match) {
+			conformance.NotObserved("T-5", "the server answered the resolve before Hermes did, so nothing waited on Hermes")
+		}
+		must.Succeed(release(), "driver release")
+		must.Expect(ctx, d, match.Request(rid))
+	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })

@@ -183,7 +183,8 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		// B's answer may wait for Hermes' answer to A. It gets the usual
 		// bound, but never a ping interval: a server that serves A's resolve
 		// in A's reader reads no pong meanwhile, and A would be dropped for
-		// a heartbeat the spec does not test.
+		// a heartbeat this spec does not test (the T-5 spec "while its own
+		// approval.resolve waits on Hermes" does).
 		wait, cancel := context.WithTimeout(ctx, min(conformance.Wait(), profile().PingInterval))
 		answerB, errB := b.Expect(wait, match.Request(ridB))
 		cancel()

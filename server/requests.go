@@ -1,0 +1,53 @@
+package server
+
+import (
+	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// pendingRequests is how many frames an authenticated connection's reader
+// may hold for its request goroutine. Beyond it the reader waits, so a
+// client that pipelines faster than Hermes answers is slowed down by TCP.
+const pendingRequests = 16
+
+// request is one frame of an authenticated connection, decoded and checked
+// by the reader and served by the request goroutine.
+type request struct {
+	data    []byte
+	frame   lmp.ClientFrame
+	bad     bool   // not a JSON object with v, type and payload
+	invalid string // why its payload fails the schemas, or ""
+}
+
+// take takes one frame of an authenticated connection off the socket. A
+// pong is noted at once: only pong proves liveness (note 8), and a request
+// waiting on Hermes must not make a live peer's pongs late (T-5). Every
+// other frame waits its turn at the request goroutine, which serves the
+// connection's frames one at a time in arrival order.
+func (c *conn) take(data []byte) {
+	r := request{data: data}
+	if err := lmp.Unmarshal(data, &r.frame); err != nil || r.frame.Type == "" {
+		r.bad = true
+	} else {
+		r.invalid = validateClientFrame(data, r.frame)
+	}
+	if !r.bad && r.invalid == "" && r.frame.Type == lmp.TypePong {
+		c.lastPong.Store(time.Now().UnixNano())
+		return
+	}
+	c.requests <- r
+}
+
+// serveRequests serves the connection's requests in arrival order until the
+// reader has ended and every taken frame is served; those taken after the
+// connection began to fail are dropped, as frames the reader never read.
+func (c *conn) serveRequests() {
+	defer close(c.served)
+	for r := range c.requests {
+		if c.dead.Load() {
+			continue
+		}
+		c.handleFrame(r)
+	}
+}
