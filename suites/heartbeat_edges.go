@@ -10,7 +10,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/client"
-	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -169,15 +168,8 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 		held := time.Duration(pings)*round + slack(round) + conformance.Wait()
 		d := must.Pair(ctx, "device") // answers every ping
 		res := newApproval(ctx, d, 2*held)
-		hold, err := drv().Hold(ctx, driver.HoldRequest{Call: "resolve_gateway_approval",
-			Args: map[string]any{"session_key": res.SessionKey}, TimeoutMS: (held + conformance.Wait()).Milliseconds()})
-		must.Succeed(err, "driver hold")
-		release := func() error {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), conformance.Wait())
-			defer cancel()
-			return drv().Release(rctx, driver.ReleaseRequest(hold))
-		}
-		defer func() { _ = release() }() // a spec that failed still frees Hermes
+		release := holdApprovalResolve(ctx, res, held+conformance.Wait())
+		defer func() { _ = release() }()
 
 		rid := should.NewID("held-")
 		must.Send(ctx, d, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: rid})

@@ -165,15 +165,8 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		res := newApproval(ctx, a, time.Minute)
 		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ID)))
 		ofApproval := argIs("session_key", res.SessionKey)
-		hold, err := drv().Hold(ctx, driver.HoldRequest{Call: "resolve_gateway_approval",
-			Args: map[string]any{"session_key": res.SessionKey}, TimeoutMS: (6 * conformance.Wait()).Milliseconds()})
-		must.Succeed(err, "driver hold")
-		release := func() error {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), conformance.Wait())
-			defer cancel()
-			return drv().Release(rctx, driver.ReleaseRequest(hold))
-		}
-		defer func() { _ = release() }() // a spec that failed still frees Hermes; releasing twice is no error
+		release := holdApprovalResolve(ctx, res, 6*conformance.Wait())
+		defer func() { _ = release() }()
 
 		ridA, ridB := should.NewID("first-"), should.NewID("second-")
 		must.Send(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: ridA})
