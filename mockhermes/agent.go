@@ -542,7 +542,7 @@ func (t *turn) approval(ctx context.Context, s *Step) error {
 // returns the choice, or "" when the human must be asked (a smart deny
 // asks the human, who may override it).
 func (t *turn) decide(ctx context.Context, spec ApprovalSpec, smart string, calls []map[string]any) string {
-	key := SessionKey(t.chatID)
+	key := t.m.sessionKey(t.chatID)
 	pattern, _ := t.m.approvalKwargs(spec, key, "gateway")["pattern_key"].(string)
 	if t.m.preapproved(key, pattern) {
 		return lmp.ChoiceSession

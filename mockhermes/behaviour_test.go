@@ -541,3 +541,29 @@ func TestInterruptNeverFails(t *testing.T) {
 		}
 	}
 }
+
+// TestGatewayProfileKeys: a gateway that multiplexes profiles names the
+// profile in every session key it gives the adapter; the default profile
+// is main, and a profile itself named main is main~.
+func TestGatewayProfileKeys(t *testing.T) {
+	for profile, want := range map[string]string{
+		"": "agent:main:loomi:dm:c1", "default": "agent:main:loomi:dm:c1",
+		"work": "agent:work:loomi:dm:c1", "main": "agent:main~:loomi:dm:c1",
+	} {
+		m := New(Options{GatewayProfile: profile})
+		if got := m.sessionKey("c1"); got != want {
+			t.Errorf("profile %q: session key %q, want %q", profile, got, want)
+		}
+		m.Close()
+	}
+	for _, bad := range []string{"Work", "a:b", "-x", "é", strings.Repeat("a", 252)} {
+		if err := CheckOptions(Options{GatewayProfile: bad}); err == nil {
+			t.Errorf("CheckOptions(GatewayProfile %q) = nil, want an error", bad)
+		}
+	}
+	for _, good := range []string{"work", "team_2", "a-b"} {
+		if err := CheckOptions(Options{GatewayProfile: good}); err != nil {
+			t.Errorf("CheckOptions(GatewayProfile %q) = %v", good, err)
+		}
+	}
+}

@@ -23,15 +23,19 @@ type stack struct {
 	drv *driver.Client
 }
 
-func startStack(t *testing.T) *stack {
+func startStack(t *testing.T, mutate ...func(*reference.Options)) *stack {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	// As lmp-server runs it for app developers: reasoning deltas on, and
 	// turns of other platforms and subagents beside every scenario, which
 	// no phone may see.
-	inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Name: "e2e",
-		HermesReasoningDeltas: true, HermesCrosstalk: true})
+	o := reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Name: "e2e",
+		HermesReasoningDeltas: true, HermesCrosstalk: true}
+	for _, m := range mutate {
+		m(&o)
+	}
+	inst, err := reference.Start(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,9 +395,15 @@ func notifications(t *testing.T, c *client.Conn, task string, n int) []lmp.Notif
 }
 
 func TestE2EApprovalRecordsChoice(t *testing.T) {
-	for _, choice := range []string{lmp.ChoiceOnce, lmp.ChoiceDeny} {
-		t.Run(choice, func(t *testing.T) {
-			st := startStack(t)
+	for _, tc := range []struct{ choice, profile, keyPrefix string }{
+		{lmp.ChoiceOnce, "", server.SessionKeyPrefix},
+		{lmp.ChoiceDeny, "", server.SessionKeyPrefix},
+		// A gateway that multiplexes profiles names the profile in the key.
+		{lmp.ChoiceOnce, "work", "agent:work:loomi:dm:"},
+	} {
+		choice := tc.choice
+		t.Run(strings.TrimSuffix(choice+" "+tc.profile, " "), func(t *testing.T) {
+			st := startStack(t, func(o *reference.Options) { o.HermesProfile = tc.profile })
 			c := st.phone(t)
 			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 			defer cancel()
@@ -433,7 +443,7 @@ func TestE2EApprovalRecordsChoice(t *testing.T) {
 				t.Fatalf("handle_message = %v", ev)
 			}
 			a := calls.Calls[1].Args
-			if a["choice"] != choice || a["request_id"] != req.ApprovalID || a["session_key"] != server.SessionKeyPrefix+task ||
+			if a["choice"] != choice || a["request_id"] != req.ApprovalID || a["session_key"] != tc.keyPrefix+task ||
 				calls.Calls[1].Result != 1.0 {
 				t.Fatalf("resolve_gateway_approval = %+v", calls.Calls[1])
 			}

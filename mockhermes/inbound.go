@@ -63,7 +63,7 @@ func (m *Mock) HandleMessage(ctx context.Context, ev server.MessageEvent) error 
 				choice = f[1]
 			}
 		}
-		n, _ := m.ResolveGatewayApproval(ctx, SessionKey(chatID), choice, false, "", "")
+		n, _ := m.ResolveGatewayApproval(ctx, m.sessionKey(chatID), choice, false, "", "")
 		if n == 0 {
 			m.reply(chatID, "No pending approval.")
 		}
@@ -107,7 +107,7 @@ func (m *Mock) allowed(src server.SessionSource) bool {
 // cancels the session's waiting approvals and, once the turn has wound
 // down, fires agent_loop_stopped. With nothing running it only answers.
 func (m *Mock) stop(chatID, cause, invalidation string) error {
-	key := SessionKey(chatID)
+	key := m.sessionKey(chatID)
 	cur := m.current(chatID)
 	if cur != nil && cur.turn == nil {
 		cur = nil // notifications only: nothing to interrupt

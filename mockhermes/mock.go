@@ -56,6 +56,12 @@ type Options struct {
 	// subagent: hooks are process-wide, so a platform plugin receives
 	// them too. Off by default.
 	Crosstalk bool
+	// GatewayProfile is the Hermes profile a gateway that multiplexes
+	// profiles (multiplex_profiles) runs the Loomi chats under: their
+	// session keys are agent:<profile>:loomi:dm:<chat_id>. Empty, or
+	// "default", is Hermes' default namespace, main; a profile itself named
+	// main is main~, as in Hermes, so that it never collides with it.
+	GatewayProfile string
 }
 
 // TelemetrySchemaVersion is the telemetry_schema_version stream hooks carry.
@@ -151,9 +157,30 @@ const DefaultPromptTimeout = 15 * time.Second
 func CheckOptions(o Options) error {
 	switch o.BusyInputMode {
 	case "", BusyInterrupt, BusyQueue:
-		return nil
+	default:
+		return fmt.Errorf("busy input mode %q: want %s or %s", o.BusyInputMode, BusyInterrupt, BusyQueue)
 	}
-	return fmt.Errorf("busy input mode %q: want %s or %s", o.BusyInputMode, BusyInterrupt, BusyQueue)
+	if !validProfileName(o.GatewayProfile) {
+		return fmt.Errorf("gateway profile %q: a Hermes profile name is lower-case letters, digits, _ and -, starting with a letter or digit", o.GatewayProfile)
+	}
+	return nil
+}
+
+// validProfileName reports whether name can be a Hermes profile's name (or
+// is empty: the default profile). Hermes' names are service directory
+// names too: lower-case letters, digits, _ and -, starting with a letter or
+// digit, at most 251 bytes. None holds a colon, which is what lets an
+// adapter read the chat id out of a session key.
+func validProfileName(name string) bool {
+	for i, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+		case (r == '_' || r == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return len(name) <= 251
 }
 
 // Attach gives the mock the adapter it calls: the server, once created.
@@ -294,6 +321,19 @@ func (m *Mock) newID(prefix string) string {
 	return prefix + hex.EncodeToString(b[:])
 }
 
-// SessionKey is the gateway session key of the Loomi DM chat chatID:
-// agent:main:loomi:dm:<chat_id>.
+// SessionKey is the gateway session key of the Loomi DM chat chatID in
+// Hermes' default profile: agent:main:loomi:dm:<chat_id>.
 func SessionKey(chatID string) string { return server.SessionKeyPrefix + chatID }
+
+// sessionKey is the session key of the Loomi DM chat chatID under the
+// mock's gateway profile (Options.GatewayProfile).
+func (m *Mock) sessionKey(chatID string) string {
+	switch p := m.opts.GatewayProfile; p {
+	case "", "default":
+		return SessionKey(chatID)
+	case "main":
+		return "agent:main~:" + Platform + ":dm:" + chatID
+	default:
+		return "agent:" + p + ":" + Platform + ":dm:" + chatID
+	}
+}

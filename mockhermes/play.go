@@ -130,7 +130,7 @@ func (m *Mock) prepare(name string, args []string, chatID string, o PlayOptions)
 	}
 	t := &turn{
 		m: m, pb: pb, out: turnFaults{m: m, f: pb.faults},
-		platform: Platform, surface: Platform, chatID: chatID, sessionKey: SessionKey(chatID),
+		platform: Platform, surface: Platform, chatID: chatID, sessionKey: m.sessionKey(chatID),
 		turnID: m.newID("turn_"), model: sc.Model, provider: sc.Provider,
 		userMessage: o.Text, senderID: o.SenderID, sendsReplies: true,
 	}

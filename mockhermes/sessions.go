@@ -48,7 +48,7 @@ func (m *Mock) newSessionID() string {
 func (m *Mock) chatLocked(chatID string) *chat {
 	c := m.chats[chatID]
 	if c == nil {
-		c = &chat{id: chatID, key: SessionKey(chatID)}
+		c = &chat{id: chatID, key: m.sessionKey(chatID)}
 		m.chats[chatID] = c
 	}
 	if c.sessionID == "" {
@@ -137,7 +137,7 @@ func (m *Mock) SeedSession(s SessionSeed) string {
 	if s.ChatID != "" {
 		c := m.chats[s.ChatID]
 		if c == nil {
-			c = &chat{id: s.ChatID, key: SessionKey(s.ChatID)}
+			c = &chat{id: s.ChatID, key: m.sessionKey(s.ChatID)}
 			m.chats[s.ChatID] = c
 		}
 		if id == "" {

@@ -63,6 +63,11 @@ type Options struct {
 	// HermesBusyInput is display.busy_input_mode: "interrupt" (default) or
 	// "queue".
 	HermesBusyInput string
+	// HermesProfile is the Hermes profile the mock's gateway runs the
+	// Loomi chats under, as a gateway that multiplexes profiles does:
+	// session keys agent:<profile>:loomi:dm:<chat_id>. Empty is Hermes'
+	// default profile (agent:main:…).
+	HermesProfile string
 	// Dashboard serves the dashboard page at the root (loopback only, see
 	// package dashboard) and records every frame for it.
 	Dashboard bool
@@ -135,6 +140,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	hermes := mockhermes.Options{
 		ApprovalTimeout: o.ApprovalTimeout, Faults: o.HermesQuirks, Logger: log.With("component", "mockhermes"),
 		StreamReasoningDeltas: o.HermesReasoningDeltas, Crosstalk: o.HermesCrosstalk, BusyInputMode: o.HermesBusyInput,
+		GatewayProfile: o.HermesProfile,
 		// The Loomi platform's allow-list is its paired devices: the server
 		// passes on only the messages of authenticated devices, with the
 		// device id as user id, so every such sender is allowed.

@@ -113,9 +113,20 @@ func (s *Server) onPreLLMCall(k kwargs) error {
 }
 
 // chatOfKey returns the chat of a Loomi DM session key, or false for
-// another platform's key.
+// another platform's key. Hermes lays a DM's key out as
+// agent:<profile>:<platform>:dm:<chat_id>, where the profile is main unless
+// the gateway multiplexes profiles, and a profile's name holds no colon; the
+// chat id is put in as it is, colons and all.
 func chatOfKey(sessionKey string) (string, bool) {
-	chat, ok := strings.CutPrefix(sessionKey, SessionKeyPrefix)
+	rest, ok := strings.CutPrefix(sessionKey, "agent:")
+	if !ok {
+		return "", false
+	}
+	profile, rest, ok := strings.Cut(rest, ":")
+	if !ok || profile == "" {
+		return "", false
+	}
+	chat, ok := strings.CutPrefix(rest, Platform+":dm:")
 	return chat, ok && chat != ""
 }
 

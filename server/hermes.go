@@ -92,7 +92,10 @@ type SessionRow struct {
 const Platform = "loomi"
 
 // SessionKeyPrefix is the gateway session key of the LMP platform's DM
-// chats: the key of chat C is SessionKeyPrefix + C.
+// chats in Hermes' default profile: the key of chat C is SessionKeyPrefix +
+// C. A gateway that multiplexes profiles puts the profile's name in place of
+// main (agent:<profile>:loomi:dm:C); the adapter reads the chat out of
+// either (chatOfKey) and never builds a key itself.
 const SessionKeyPrefix = "agent:main:" + Platform + ":dm:"
 
 // Adapter is what Hermes calls on the platform adapter: plugin hooks and the

@@ -663,3 +663,42 @@ func TestStopAfterTheTurnCompleted(t *testing.T) { // F-6, note 17
 		t.Fatalf("%+v", done)
 	}
 }
+
+// A gateway that multiplexes profiles puts the profile's name in the
+// session key (agent:<profile>:loomi:dm:<chat_id>), and a chat id goes in
+// as it is, colons and all: the hooks that name a chat only by its key
+// still reach it. /new stops a turn with agent_loop_stopped alone.
+func TestSessionKeysOfANamedProfile(t *testing.T) { // H-5, note 18
+	for _, c := range []struct{ name, chat, prefix string }{
+		{"default profile", "", server.SessionKeyPrefix},
+		{"named profile", "", "agent:work:loomi:dm:"},
+		{"profile named main", "", "agent:main~:loomi:dm:"},
+		{"chat id with colons", "a:b:c", "agent:work:loomi:dm:"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			conn, dev := e.pair()
+			h := chatTurn(t, e, conn, dev, c.chat, "s_prof", "t_prof")
+			key := c.prefix + h.chat
+			h.delta(0, "working")
+			hook(e, "agent_loop_stopped", map[string]any{"session_key": key, "platform": "loomi", "reason": "new", "invalidation_reason": "new_session"})
+			fs := runFrames(t, conn, "run_t_prof")
+			if done := decode[lmp.RunCompleted](t, fs[len(fs)-1]); done.Status != lmp.RunStatusCancelled {
+				t.Fatalf("agent_loop_stopped for %s: the run ended %+v, want cancelled", key, done)
+			}
+		})
+	}
+	// Keys of another platform, or without a profile, name no Loomi chat.
+	e := newEnv(t)
+	conn, dev := e.pair()
+	h := chatTurn(t, e, conn, dev, "", "s_other", "t_other")
+	for _, key := range []string{"agent:work:telegram:dm:" + h.chat, "agent::loomi:dm:" + h.chat, "loomi:dm:" + h.chat, "agent:work:loomi:dm:"} {
+		hook(e, "agent_loop_stopped", map[string]any{"session_key": key, "platform": "loomi", "reason": "new", "invalidation_reason": "new_session"})
+	}
+	h.answer("still running")
+	h.reply("still running")
+	fs := runFrames(t, conn, "run_t_other")
+	if done := decode[lmp.RunCompleted](t, fs[len(fs)-1]); done.Status != "completed" {
+		t.Fatalf("a key naming no Loomi chat stopped the run: %+v", done)
+	}
+}

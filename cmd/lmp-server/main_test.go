@@ -373,6 +373,18 @@ func TestBadHermesQuirksIsAUsageError(t *testing.T) {
 	}
 }
 
+func TestBadHermesOptionsAreUsageErrors(t *testing.T) {
+	for _, c := range []struct{ flag, value, want string }{
+		{"--hermes-busy-input", "steer", `--hermes-busy-input: busy input mode "steer": want interrupt or queue`},
+		{"--hermes-profile", "Work:1", `--hermes-profile: gateway profile "Work:1": a Hermes profile name is lower-case letters`},
+	} {
+		_, stderr, code := runCLI(t, nil, "serve", "--addr", freeAddr(t), "--data", t.TempDir(), c.flag, c.value)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s %s: exit %d, stderr %q, want exit 2 and %q", c.flag, c.value, code, stderr, c.want)
+		}
+	}
+}
+
 // TestServeDefaultsToLoopback: S-2, `lmp-server` with no --addr binds
 // 127.0.0.1:8787.
 func TestServeDefaultsToLoopback(t *testing.T) {

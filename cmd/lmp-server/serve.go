@@ -39,6 +39,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.HermesReasoningDeltas, "hermes-reasoning", true, "the mock Hermes sends reasoning deltas to plugins (plugins.stream_reasoning_deltas, off in a default Hermes)")
 	fs.BoolVar(&o.HermesCrosstalk, "hermes-crosstalk", true, "the mock Hermes plays Telegram and subagent turns beside every scenario, as a real Hermes process does; phones must never see them")
 	fs.StringVar(&o.HermesBusyInput, "hermes-busy-input", mockhermes.BusyInterrupt, "what a message to a busy chat does: interrupt (Hermes' default) or queue")
+	fs.StringVar(&o.HermesProfile, "hermes-profile", "", "the Hermes profile the mock's gateway runs Loomi chats under, as one that multiplexes profiles does: session keys agent:NAME:loomi:dm:… (empty: the default profile, agent:main:…)")
 	logFormat := fs.String("log-format", "text", "log format: text or json (logs go to stderr)")
 	noQR := fs.Bool("no-qr", false, "do not print a pairing QR at start")
 	invert := qrInvertFlag(fs)
@@ -54,6 +55,15 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	if o.HermesQuirks, err = mockhermes.ParseFaults(*quirks); err != nil {
 		fmt.Fprintf(stderr, "lmp-server serve: --hermes-quirks: %v\n", err)
 		return 2
+	}
+	for flag, opts := range map[string]mockhermes.Options{
+		"--hermes-busy-input": {BusyInputMode: o.HermesBusyInput},
+		"--hermes-profile":    {GatewayProfile: o.HermesProfile},
+	} {
+		if err := mockhermes.CheckOptions(opts); err != nil {
+			fmt.Fprintf(stderr, "lmp-server serve: %s: %v\n", flag, err)
+			return 2
+		}
 	}
 	var h slog.Handler
 	switch *logFormat {
