@@ -70,7 +70,13 @@ type conn struct {
 	dead     atomic.Bool   // failing or gone: queue nothing more
 	authed   atomic.Bool
 	lastPong atomic.Int64 // unix nanos of the last client pong (note 8)
-	waited   atomic.Bool  // a request once waited for room (logged once)
+	// pingDue asks the writer for a server ping, written ahead of the
+	// events and replies still to be written (sendPing); pinged then gets a
+	// token, and pingWritten the write's time (unix nanos).
+	pingDue     atomic.Bool
+	pinged      chan struct{}
+	pingWritten atomic.Int64
+	waited      atomic.Bool // a request once waited for room (logged once)
 	// limit is the highest global index the log may reach before the
 	// oldest event this connection still needs is overwritten: its cursor
 	// plus ReplayWindow. Set under Server.mu at hello, then by the writer.
@@ -131,9 +137,6 @@ const (
 	// requests faster than it reads the replies is slowed down (TCP pushes
 	// back), never disconnected for it.
 	pushWait pushMode = iota
-	// pushSkip drops the frame: a server-originated frame that a peer
-	// which reads nothing cannot take (ping: it then counts as a miss).
-	pushSkip
 	// pushForce queues it regardless: hello.ok, once per connection.
 	pushForce
 )
@@ -156,6 +159,7 @@ func newConn(s *Server, ws *websocket.Conn) *conn {
 		dying:    make(chan struct{}),
 		gone:     make(chan struct{}),
 		requests: make(chan request, pendingRequests),
+		pinged:   make(chan struct{}, 1),
 		served:   make(chan struct{}),
 		wrote:    make(chan struct{}),
 		cursor:   -1,
@@ -179,9 +183,6 @@ func (c *conn) push(it outItem, mode pushMode) bool {
 		if c.q.tryPush(it, mode == pushForce) {
 			c.notify()
 			return true
-		}
-		if mode == pushSkip {
-			return false
 		}
 		if !c.waited.Swap(true) {
 			c.log.Debug("reply queue full: waiting for the peer to read", "queue", c.q.max)
@@ -235,12 +236,6 @@ func (c *conn) slowConsumer() {
 // from the writer.
 func (c *conn) send(p lmp.Payload, taskID, runID *string) {
 	c.sendMode(p, taskID, runID, pushWait)
-}
-
-// offer queues a server-originated connection-scoped frame if there is
-// room, and never blocks.
-func (c *conn) offer(p lmp.Payload, taskID, runID *string) bool {
-	return c.sendMode(p, taskID, runID, pushSkip)
 }
 
 func (c *conn) sendMode(p lmp.Payload, taskID, runID *string, mode pushMode) bool {
@@ -333,10 +328,14 @@ func (c *conn) writeStuck() {
 	c.ws.CloseNow()
 }
 
-// writeNext writes the next frame due, if any: the oldest queued reply once
-// every event up to its mark is written, else the next event after the
-// cursor. A cursor that fell out of the window fails the connection.
+// writeNext writes the next frame due, if any: a server ping asked for
+// once hello.ok is out, else the oldest queued reply once every event up to
+// its mark is written, else the next event after the cursor. A cursor that
+// fell out of the window fails the connection.
 func (c *conn) writeNext() (bool, error) {
+	if c.cursor >= 0 && c.pingDue.Swap(false) {
+		return true, c.writePing()
+	}
 	it, queued := c.q.peek()
 	if queued && c.due(it.mark) {
 		c.q.drop()
@@ -404,6 +403,20 @@ func (c *conn) writeItem(it outItem) error {
 		return c.writeScoped(p.helloOK)
 	}
 	return c.writeScoped(*it.frame)
+}
+
+// pingFrame is the server ping, rendered like any connection-scoped frame.
+var pingFrame = scopedOf(lmp.Ping{}, nil, nil)
+
+// writePing writes a server ping and tells sendPing when it went out.
+func (c *conn) writePing() error {
+	err := c.writeScoped(pingFrame)
+	c.pingWritten.Store(time.Now().UnixNano())
+	select {
+	case c.pinged <- struct{}{}:
+	default:
+	}
+	return err
 }
 
 // writeEvent writes a durable event with the device's seq (E-2).

@@ -66,8 +66,11 @@
 //     its request caused, and hello.ok precedes every event. A full queue
 //     never disconnects: a request waits for room before the next one is
 //     served, so a client that pipelines requests faster than it reads the
-//     replies is slowed down by TCP. A server ping that finds the queue
-//     full is skipped, and counts as a missed pong (T-5).
+//     replies is slowed down by TCP. A server ping never waits in the
+//     queue: the writer sends it ahead of the events and replies it has
+//     still to write, and its pong timeout runs from that write; a ping the
+//     peer does not take within the pong timeout counts as a missed pong
+//     (T-5).
 //   - A peer that takes no frame for 10 s (checked every 5 s, so at most
 //     15 s) is dropped. Fatal closes drop the TCP connection after 2 s if
 //     the peer does not complete the close handshake.

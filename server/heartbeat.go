@@ -25,10 +25,10 @@ func (c *conn) heartbeat() {
 		if c.dead.Load() {
 			return
 		}
-		sent := time.Now()
-		// Never wait for room: a ping that finds the reply queue full is
-		// skipped and counts as a miss, as the peer is not reading.
-		c.offer(lmp.Ping{}, nil, nil)
+		sent, live := c.sendPing(cfg.PongTimeout)
+		if !live {
+			return
+		}
 		if !c.waitPong(sent, cfg.PongTimeout) {
 			return
 		}
@@ -42,6 +42,37 @@ func (c *conn) heartbeat() {
 		if misses >= cfg.MissedPongs {
 			c.fail(lmp.ClosePolicyViolation, lmp.CodeHeartbeatTimeout, "no pong to the last pings")
 			return
+		}
+	}
+}
+
+// sendPing has the writer send a ping ahead of the events and replies it
+// has still to write, and returns when the ping went out: the pong timeout
+// runs from then, as a client can answer only a ping it has (T-5), and a
+// burst of events the peer is still reading must not make its pong late. A
+// ping not written within timeout (a peer that takes no frame) returns the
+// time it was asked for, so that it counts as a miss. It reports false when
+// the connection ended.
+func (c *conn) sendPing(timeout time.Duration) (sent time.Time, live bool) {
+	asked := time.Now()
+	select {
+	case <-c.pinged: // the late token of a ping that timed out
+	default:
+	}
+	c.pingDue.Store(true)
+	c.notify()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.pinged:
+			if at := c.pingWritten.Load(); at >= asked.UnixNano() {
+				return time.Unix(0, at), true
+			}
+		case <-t.C:
+			return asked, true
+		case <-c.gone:
+			return asked, false
 		}
 	}
 }
