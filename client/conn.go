@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,10 +35,16 @@ type Conn struct {
 	opts       Options
 	transcript *Transcript
 
-	mu     sync.Mutex
-	inbox  []Frame
-	notify chan struct{} // closed and replaced whenever inbox or closed changes
-	closed *CloseError   // set once the read loop ends
+	mu    sync.Mutex
+	inbox []Frame
+	// arrivals numbers the inbox's frames in the order they came (1, 2, …;
+	// arrivals[i] is inbox[i]'s), so that a waiter looks at each frame
+	// once: a connection that collects thousands of frames nobody takes
+	// (every event of a long run) costs a waiter no rescan per frame.
+	arrivals []uint64
+	received uint64
+	notify   chan struct{} // closed and replaced whenever inbox or closed changes
+	closed   *CloseError   // set once the read loop ends
 
 	done chan struct{}
 }
@@ -153,7 +160,9 @@ func (c *Conn) readLoop() {
 			go func() { _ = c.Send(context.Background(), lmp.Pong{}) }()
 		}
 		c.mu.Lock()
+		c.received++
 		c.inbox = append(c.inbox, f)
+		c.arrivals = append(c.arrivals, c.received)
 		c.wakeLocked()
 		c.mu.Unlock()
 	}
@@ -199,7 +208,9 @@ func (c *Conn) Next(ctx context.Context) (Frame, error) {
 }
 
 // Expect returns the oldest frame for which match is true, leaving every
-// other frame in the inbox, in order. It waits like Next.
+// other frame in the inbox, in order. It waits like Next. match must judge
+// a frame by the frame alone: a frame it once turned down is not offered to
+// it again.
 func (c *Conn) Expect(ctx context.Context, match func(Frame) bool) (Frame, error) {
 	return c.take(ctx, match)
 }
@@ -210,15 +221,19 @@ func (c *Conn) ExpectType(ctx context.Context, frameType string) (Frame, error) 
 }
 
 func (c *Conn) take(ctx context.Context, match func(Frame) bool) (Frame, error) {
+	var seen uint64 // the frames that arrived up to seen were turned down
 	for {
 		c.mu.Lock()
-		for i, f := range c.inbox {
-			if match(f) {
-				c.inbox = append(c.inbox[:i:i], c.inbox[i+1:]...)
+		from, _ := slices.BinarySearch(c.arrivals, seen+1)
+		for i := from; i < len(c.inbox); i++ {
+			if f := c.inbox[i]; match(f) {
+				c.inbox = slices.Delete(c.inbox, i, i+1)
+				c.arrivals = slices.Delete(c.arrivals, i, i+1)
 				c.mu.Unlock()
 				return f, nil
 			}
 		}
+		seen = c.received
 		closed, wake := c.closed, c.notify
 		c.mu.Unlock()
 		if closed != nil {
