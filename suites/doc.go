@@ -17,7 +17,8 @@ import (
 )
 
 // All probes start together when the suite starts, so that timer-bound
-// specs overlap in time.
+// specs overlap in time. The specs that restart the server or produce
+// bursts of hundreds of events wait for them first (conformance.AwaitProbes).
 var (
 	_ = ginkgo.BeforeSuite(conformance.StartProbes)
 	_ = ginkgo.AfterSuite(conformance.StopProbes)

@@ -182,7 +182,8 @@ func (p *Probe) Problems() []string {
 
 // AwaitProbes waits until every started probe has finished, or ctx ends:
 // a spec that restarts the server would otherwise cut the probes'
-// connections.
+// connections, and one that floods every connection with events would make
+// the probes read their timers' frames late.
 func AwaitProbes(ctx context.Context) {
 	probesMu.Lock()
 	list := append([]*Probe(nil), probes...)
