@@ -408,10 +408,13 @@ func (c *conn) writeItem(it outItem) error {
 // pingFrame is the server ping, rendered like any connection-scoped frame.
 var pingFrame = scopedOf(lmp.Ping{}, nil, nil)
 
-// writePing writes a server ping and tells sendPing when it went out.
+// writePing writes a server ping and tells sendPing when it went out. The
+// time is taken before the write: the peer's pong can be read before the
+// write call returns to this goroutine, and must never look older than its
+// ping.
 func (c *conn) writePing() error {
-	err := c.writeScoped(pingFrame)
 	c.pingWritten.Store(time.Now().UnixNano())
+	err := c.writeScoped(pingFrame)
 	select {
 	case c.pinged <- struct{}{}:
 	default:
