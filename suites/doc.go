@@ -12,6 +12,7 @@ package suites
 
 import (
 	"slices"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
@@ -26,9 +27,7 @@ import (
 // (one process holds them all, race-instrumented and beside other work in
 // CI), so the probes would read, and answer, their pings late and the timer
 // checks would judge the harness instead of the server. The wait is the
-// BeforeEach's own, outside the spec's timeout, and has no timeout of its
-// own: each probe is bounded by its budget, which grows with the target's
-// timing profile (minutes at the spec's 25 s pings).
+// BeforeEach's own, outside the spec's timeout.
 var (
 	_ = ginkgo.BeforeSuite(conformance.StartProbes)
 	_ = ginkgo.AfterSuite(conformance.StopProbes)
@@ -37,5 +36,5 @@ var (
 		if slices.Contains(labels, conformance.LabelEvents) || slices.Contains(labels, conformance.LabelDriver) {
 			conformance.AwaitProbes(ctx)
 		}
-	})
+	}, ginkgo.NodeTimeout(2*time.Minute))
 )
