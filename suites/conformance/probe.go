@@ -182,9 +182,8 @@ func (p *Probe) Problems() []string {
 
 // AwaitProbes waits until every started probe has finished, or ctx ends:
 // a spec that restarts the server would otherwise cut the probes'
-// connections, and the events of one that produces them reach the probes'
-// connections too, which would read their timers' frames late (suites'
-// BeforeEach waits here for every such spec).
+// connections, and one that floods every connection with events would make
+// the probes read their timers' frames late.
 func AwaitProbes(ctx context.Context) {
 	probesMu.Lock()
 	list := append([]*Probe(nil), probes...)
