@@ -131,23 +131,40 @@ func pair(args []string, stdout, stderr io.Writer) int {
 	if err := json.Unmarshal(raw, &pr); err != nil {
 		return fail(stderr, fmt.Errorf("unexpected answer from the server: %v", err))
 	}
-	printPairing(stdout, pr, *asJSON, qrStyle{invert: *invert, color: tty.Color(stdout)})
+	printPairing(stdout, pr, *asJSON, qrStyle{invert: *invert, color: tty.Color(stdout)}, "")
 	return 0
 }
 
-// printPairing renders the QR of the pairing payload (P-2), then the JSON
-// and the expiry. With asJSON only the JSON answer is printed.
-func printPairing(w io.Writer, pr lmp.PairResponse, asJSON bool, st qrStyle) {
+// printPairing shows the pairing payload (P-2): the expiry and the JSON
+// first, then the QR code last, so that nothing printed after it pushes its
+// top off a terminal's screen (the code of a ws:// URL takes 23 lines: with
+// the line the cursor rests on, exactly an 80×24 terminal). On a terminal
+// too small for the whole code, one line says so instead and where else to
+// get it: dashboard, the dashboard's URL, or "" when it is off or unknown.
+// With asJSON only the JSON answer is printed.
+func printPairing(w io.Writer, pr lmp.PairResponse, asJSON bool, st qrStyle, dashboard string) {
 	if asJSON {
 		_ = json.NewEncoder(w).Encode(pr)
 		return
 	}
-	qr, _ := json.Marshal(pr.QRPayload)
-	fmt.Fprintln(w, "Scan this code with the Loomi app to pair a device:")
-	writeQR(w, string(qr), st)
+	payload, _ := json.Marshal(pr.QRPayload)
 	exp := lmp.TimeOf(pr.ExpiresAt)
-	fmt.Fprintf(w, "%s\nThe code works once and expires at %s (in %s). Run `lmp-server pair` for another.\n",
-		qr, exp.Local().Format(time.DateTime), time.Until(exp).Round(time.Second))
+	// One write: a reader of the output sees all of it or none.
+	var b strings.Builder
+	fmt.Fprintf(&b, "Pairing code for the Loomi app (it works once and expires at %s, in %s; `lmp-server pair` mints another):\n%s\n",
+		exp.Local().Format(time.DateTime), time.Until(exp).Round(time.Second), payload)
+	drawing, qrCols, qrLines := renderQR(string(payload), st)
+	if cols, rows, ok := tty.Size(w); ok && (cols < qrCols || rows < qrLines+1) {
+		where := "the dashboard"
+		if dashboard != "" {
+			where = "the dashboard, " + dashboard + ","
+		}
+		fmt.Fprintf(&b, "This terminal (%d×%d) is too small for the QR code (%d×%d): scan it from %s or run `lmp-server pair --json`.\n",
+			cols, rows, qrCols, qrLines+1, where)
+	} else {
+		b.WriteString(drawing)
+	}
+	_, _ = io.WriteString(w, b.String())
 }
 
 func devices(args []string, stdout, stderr io.Writer) int {

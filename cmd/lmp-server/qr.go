@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mdp/qrterminal/v3"
 )
@@ -25,6 +26,13 @@ type qrStyle struct {
 
 // writeQR draws text as a QR code of half blocks: two modules a character.
 func writeQR(w io.Writer, text string, st qrStyle) {
+	drawing, _, _ := renderQR(text, st)
+	_, _ = io.WriteString(w, drawing)
+}
+
+// renderQR draws text as writeQR does, and says how many columns and lines
+// the drawing takes.
+func renderQR(text string, st qrStyle) (drawing string, cols, lines int) {
 	cfg := qrterminal.Config{
 		Level: qrterminal.L, HalfBlocks: true, QuietZone: qrQuietZone,
 		// Light modules as glyphs: the quiet zone is light on a dark theme.
@@ -39,12 +47,17 @@ func writeQR(w io.Writer, text string, st qrStyle) {
 	var buf bytes.Buffer
 	cfg.Writer = &buf
 	qrterminal.GenerateWithConfig(text, cfg)
+	rows := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	for _, row := range rows {
+		cols = max(cols, utf8.RuneCountInString(row))
+	}
 	if !st.color {
-		_, _ = w.Write(buf.Bytes())
-		return
+		return buf.String(), cols, len(rows)
 	}
-	for _, line := range strings.SplitAfter(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+	var out strings.Builder
+	for _, row := range rows {
 		// Bright white glyphs on black, reset before the line break.
-		_, _ = io.WriteString(w, "\x1b[97;40m"+strings.TrimSuffix(line, "\n")+"\x1b[0m\n")
+		out.WriteString("\x1b[97;40m" + row + "\x1b[0m\n")
 	}
+	return out.String(), cols, len(rows)
 }

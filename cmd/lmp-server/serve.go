@@ -96,7 +96,11 @@ func serve(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "lmp-server: could not mint a pairing token: %v\n", err)
 		} else {
-			printPairing(stdout, pr, false, qrStyle{invert: *invert, color: tty.Color(stdout)})
+			dashboard := ""
+			if o.Dashboard {
+				dashboard = inst.BaseURL + "/"
+			}
+			printPairing(stdout, pr, false, qrStyle{invert: *invert, color: tty.Color(stdout)}, dashboard)
 		}
 	}
 

@@ -4,10 +4,14 @@
 package browsertest
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"image"
+	"image/png"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,4 +81,46 @@ func DecodeQR(img image.Image) (string, error) {
 		return "", err
 	}
 	return res.GetText(), nil
+}
+
+// ZBar returns the path of zbarimg, ZBar's command-line decoder: a second
+// QR decoder, independent of DecodeQR's, as a phone's scanner is. Without
+// it the test is skipped, unless CI is set: there it is a failure.
+func ZBar(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("zbarimg")
+	if err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatalf("no zbarimg on PATH under CI=%s: .ci/run installs Debian's zbar-tools", os.Getenv("CI"))
+	}
+	t.Skip("no zbarimg on PATH: install Debian's zbar-tools (apt-get install zbar-tools) to run this test")
+	return ""
+}
+
+// DecodeQRWithZBar reads the QR code in img with zbarimg (see ZBar). An
+// image in which ZBar finds no code is an error naming its output.
+func DecodeQRWithZBar(t testing.TB, img image.Image) (string, error) {
+	t.Helper()
+	zbar := ZBar(t)
+	f, err := os.CreateTemp(t.TempDir(), "screen-*.png")
+	if err != nil {
+		return "", err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(zbar, "--quiet", "--raw", "-Sdisable", "-Sqrcode.enable", f.Name())
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		// zbarimg exits 4 when it finds no code.
+		return "", fmt.Errorf("zbarimg %s: %v: %s", f.Name(), err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSuffix(stdout.String(), "\n"), nil
 }

@@ -26,8 +26,15 @@ type Terminal struct {
 }
 
 // Start runs cmd with the terminal as its stdin, stdout, stderr and
-// controlling terminal, in a new session.
+// controlling terminal, in a new session. The terminal is 200 columns by
+// 24 rows: progress lines are not wrapped.
 func Start(cmd *exec.Cmd) (*Terminal, error) {
+	return StartSize(cmd, 200, 24)
+}
+
+// StartSize is Start on a terminal of cols columns and rows rows, as a
+// person's terminal window is.
+func StartSize(cmd *exec.Cmd, cols, rows int) (*Terminal, error) {
 	mfd, err := unix.Open("/dev/ptmx", unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
@@ -48,8 +55,10 @@ func Start(cmd *exec.Cmd) (*Terminal, error) {
 		return nil, err
 	}
 	defer slave.Close()
-	// A wide terminal: progress lines are not wrapped.
-	_ = unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 24, Col: 200})
+	if err := unix.IoctlSetWinsize(int(slave.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: uint16(rows), Col: uint16(cols)}); err != nil {
+		master.Close()
+		return nil, fmt.Errorf("set the window size: %w", err)
+	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
 	if err := cmd.Start(); err != nil {

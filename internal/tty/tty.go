@@ -23,3 +23,17 @@ func Color(w io.Writer) bool {
 	}
 	return Is(w)
 }
+
+// Size is the width and height of the terminal w writes to, in columns and
+// rows; ok is false when w is not a terminal or its size is unknown.
+func Size(w io.Writer) (cols, rows int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile {
+		return 0, 0, false
+	}
+	cols, rows, err := term.GetSize(int(f.Fd()))
+	if err != nil || cols <= 0 || rows <= 0 {
+		return 0, 0, false
+	}
+	return cols, rows, true
+}
