@@ -111,7 +111,7 @@ func newTestDashboard(t *testing.T) (*Dashboard, *httptest.Server, *queue) {
 	d := New(Options{Approvals: q, Pair: func(ctx context.Context, ttl time.Duration) (lmp.PairResponse, error) {
 		return lmp.PairResponse{QRPayload: lmp.QRPayload{V: 1, URL: "ws://127.0.0.1:1/ws", Token: "t0k", Name: "n"}, ExpiresAt: 2e9}, nil
 	}})
-	ts := httptest.NewServer(d.Handler())
+	ts := httptest.NewServer(server.LoopbackOnly(d.Handler())) // as lmp-server serves it
 	t.Cleanup(func() { d.Close(); ts.Close() })
 	return d, ts, q
 }

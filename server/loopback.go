@@ -26,8 +26,9 @@ func ForwardingHeaders() []string { return append([]string(nil), forwardingHeade
 
 // LoopbackOnly serves h only to requests whose peer is a loopback address,
 // whose Host names a loopback address, and that carry none of the
-// forwarding headers (P-1, note 13). Anything else gets 403 with a JSON
-// error naming the reason. Server.LoopbackOnly also accepts the public
+// forwarding headers (P-1, note 13), and that no web page of another site
+// sent (refuseCrossSite). Anything else gets 403 with a JSON error naming
+// the reason. Server.LoopbackOnly also accepts the public
 // URL's host.
 func LoopbackOnly(h http.Handler) http.Handler { return loopbackOnly(h, nil) }
 
@@ -48,6 +49,10 @@ func loopbackOnly(h http.Handler, hostOK func(string) bool) http.Handler {
 		}
 		if !hostOK(r.Host) {
 			refuseHost(w, r)
+			return
+		}
+		if reason := refuseCrossSite(r); reason != "" {
+			writeJSON(w, http.StatusForbidden, lmp.HTTPError{Error: reason})
 			return
 		}
 		h.ServeHTTP(w, r)
