@@ -29,6 +29,10 @@ type Config struct {
 	// Triggers is --triggers: "mock" (the built-in set) or a triggers
 	// file; empty without --url means "mock".
 	Triggers string
+	// Model is --model: an address on which lmp-check serves its scripted
+	// model (package model) for the run's duration, for a real Hermes
+	// whose plugin is under test (--triggers hermes); empty serves none.
+	Model string
 	// ListCmd, RevokeCmd, RestartCmd and CrashCmd are the target
 	// commands (conformance.Target).
 	ListCmd, RevokeCmd, RestartCmd, CrashCmd string

@@ -87,6 +87,13 @@ func run(ctx context.Context, cfg Config) (int, error) {
 			return ExitUsage, usagef("--triggers: %v", err)
 		}
 	}
+	if cfg.Model != "" {
+		stop, err := serveModel(cfg)
+		if err != nil {
+			return ExitUsage, usagef("--model: %v", err)
+		}
+		defer stop()
+	}
 	if cfg.NoDriver && (cfg.URL != "" || cfg.DriverURL != "") {
 		return ExitUsage, usagef("--no-driver checks the in-process server without its driver: it excludes --url and --driver-url (against a server of your own, leave out --driver-url)")
 	}

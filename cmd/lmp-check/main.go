@@ -4,6 +4,8 @@
 //	lmp-check list | rules                       the specs (dry run) and the rule → specs matrix
 //	lmp-check fuzz --url ws://host/ws [flags]    a fuzz campaign against a live server
 //	lmp-check validate [--dir s2c|c2s] FILE...   validate frames against the schemas
+//	lmp-check model [--listen ADDR]              a scripted model for a real Hermes
+//	lmp-check triggers NAME                      print a built-in triggers set
 //
 // Without --url, run and fuzz start an in-process reference server. Run
 // `lmp-check help` for the list of subcommands.
@@ -28,6 +30,9 @@ Commands:
   fuzz       run a fuzz campaign against a server (--url; no --url fuzzes an in-process lmp-server),
              or replay a saved finding (--replay FILE)
   validate   validate LMP frames (one JSON frame, a JSON array or NDJSON) against the schemas
+  model      serve a scripted, OpenAI-compatible model for a real Hermes gateway (--hermes-config
+             prints the config.yaml fragment Hermes needs)
+  triggers   print a built-in triggers set (mock, hermes) as a YAML triggers file
 
 Run "lmp-check <command> -h" (or --help) for the flags of a command, "lmp-check --version" for the
 module version and VCS revision.
@@ -58,6 +63,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return validate.Run(args[1:], stdin, stdout, stderr)
 	case "fuzz":
 		return fuzzCmd(args[1:], stdout, stderr)
+	case "model":
+		return modelCmd(args[1:], stdout, stderr)
+	case "triggers":
+		return triggersCmd(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

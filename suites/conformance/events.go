@@ -185,6 +185,9 @@ func (e *EventSource) Text(kind string, n int) string {
 		panic("conformance: unknown trigger kind " + kind)
 	}
 	if text == "" {
+		if why := tr.unavailable(kind); why != "" {
+			ginkgo.Skip(fmt.Sprintf("the triggers (%s) have no %s trigger: %s", tr.Name, kind, why))
+		}
 		ginkgo.Skip(fmt.Sprintf("the triggers (%s) have no %s trigger", tr.Name, kind))
 	}
 	return text

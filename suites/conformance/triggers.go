@@ -36,6 +36,19 @@ type Triggers struct {
 	// ToolRun is a run of one turn of several model calls, with tool calls
 	// between them (H-1: a run is one turn).
 	ToolRun string `json:"tool_run,omitempty" yaml:"tool_run,omitempty"`
+	// Unavailable says, by event, why there is no trigger for it: the
+	// reason the specs that need it are skipped with.
+	Unavailable TriggerReasons `json:"unavailable,omitzero" yaml:"unavailable,omitempty"`
+}
+
+// TriggerReasons holds, for each event without a trigger, why it has none.
+type TriggerReasons struct {
+	Reply         string `json:"reply,omitempty" yaml:"reply,omitempty"`
+	Notifications string `json:"notifications,omitempty" yaml:"notifications,omitempty"`
+	Approval      string `json:"approval,omitempty" yaml:"approval,omitempty"`
+	FailingRun    string `json:"failing_run,omitempty" yaml:"failing_run,omitempty"`
+	LongRun       string `json:"long_run,omitempty" yaml:"long_run,omitempty"`
+	ToolRun       string `json:"tool_run,omitempty" yaml:"tool_run,omitempty"`
 }
 
 // TriggersSchema is the schema a triggers file is validated against.
@@ -44,21 +57,47 @@ const TriggersSchema = "triggers.schema"
 //go:embed mock-triggers.yaml
 var mockTriggersYAML []byte
 
+//go:embed hermes-triggers.yaml
+var hermesTriggersYAML []byte
+
+// BuiltinTriggers names the built-in sets, in the order lmp-check lists
+// them.
+var BuiltinTriggers = []string{"mock", "hermes"}
+
+// BuiltinTriggersYAML returns the YAML file of a built-in set (lmp-check
+// triggers NAME), or false when there is no such set.
+func BuiltinTriggersYAML(name string) ([]byte, bool) {
+	switch name {
+	case "mock":
+		return mockTriggersYAML, true
+	case "hermes":
+		return hermesTriggersYAML, true
+	}
+	return nil, false
+}
+
 // MockTriggers is the built-in set (--triggers mock): the /mock commands of
 // lmp-server's mock Hermes.
-func MockTriggers() *Triggers {
-	t, err := ParseTriggers("mock", mockTriggersYAML)
+func MockTriggers() *Triggers { return mustBuiltin("mock") }
+
+// HermesTriggers is the built-in set for a real Hermes whose model is
+// lmp-check's scripted model (--triggers hermes): the model's markers.
+func HermesTriggers() *Triggers { return mustBuiltin("hermes") }
+
+func mustBuiltin(name string) *Triggers {
+	raw, _ := BuiltinTriggersYAML(name)
+	t, err := ParseTriggers(name, raw)
 	if err != nil {
 		panic("conformance: the built-in triggers do not validate: " + err.Error()) // a build defect, tested
 	}
 	return t
 }
 
-// LoadTriggers reads --triggers: "mock" is the built-in set, anything else
-// a YAML or JSON file.
+// LoadTriggers reads --triggers: "mock" and "hermes" are the built-in
+// sets, anything else a YAML or JSON file.
 func LoadTriggers(arg string) (*Triggers, error) {
-	if arg == "mock" {
-		return MockTriggers(), nil
+	if _, ok := BuiltinTriggersYAML(arg); ok {
+		return mustBuiltin(arg), nil
 	}
 	raw, err := os.ReadFile(arg)
 	if err != nil {
@@ -98,6 +137,26 @@ func ParseTriggers(name string, raw []byte) (*Triggers, error) {
 	}
 	t.Name = name
 	return &t, nil
+}
+
+// unavailable is the reason the triggers give for having no trigger of
+// kind, or "".
+func (t *Triggers) unavailable(kind string) string {
+	switch kind {
+	case "reply":
+		return t.Unavailable.Reply
+	case "notifications":
+		return t.Unavailable.Notifications
+	case "approval":
+		return t.Unavailable.Approval
+	case "failing_run":
+		return t.Unavailable.FailingRun
+	case "long_run":
+		return t.Unavailable.LongRun
+	case "tool_run":
+		return t.Unavailable.ToolRun
+	}
+	return ""
 }
 
 // NotificationsText is the notifications trigger for n notifications.

@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/loomi-lmp/lmpkit/model"
 )
 
 func TestMockTriggersAreTheSchemaExample(t *testing.T) {
@@ -62,5 +64,29 @@ func TestEventSourcePrefersTheDriver(t *testing.T) {
 		if got := tc.t.EventSource(); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.t, got, tc.want)
 		}
+	}
+}
+
+// TestHermesTriggersAreMarkers: each text of the hermes set plays, in the
+// scripted model, the scenario that produces its event; the set says why
+// it has no notifications trigger.
+func TestHermesTriggersAreMarkers(t *testing.T) {
+	tr := HermesTriggers()
+	for text, want := range map[string]string{
+		tr.Reply: model.ScenarioReply, tr.Approval: model.ScenarioApproval, tr.FailingRun: model.ScenarioFail,
+		tr.LongRun: model.ScenarioLong, tr.ToolRun: model.ScenarioTools,
+	} {
+		req := model.Request{Messages: []model.Message{{Role: "user", Content: model.Content("[a prefix Hermes adds] " + text)}},
+			Tools: []model.Tool{{Type: "function"}}}
+		rt, why, ok := model.RouteOf(&req)
+		if !ok || rt.Scenario.Name != want || rt.Reply != 0 {
+			t.Errorf("%q plays %q (%s), want %q", text, rt.Scenario.Name, why, want)
+		}
+	}
+	if tr.Notifications != "" || tr.unavailable("notifications") == "" {
+		t.Errorf("hermes set: notifications %q, reason %q; want none, and why", tr.Notifications, tr.unavailable("notifications"))
+	}
+	if _, err := LoadTriggers("hermes"); err != nil {
+		t.Error(err)
 	}
 }
