@@ -42,23 +42,36 @@ func FuzzValidateFrame(f *testing.F) {
 	})
 }
 
+// BenchmarkValidateFrame compares the compiled form (ValidateFrame) with
+// the reference (the schemas interpreted by jsonschema/v5) on the same
+// frames, in one run: a valid and an invalid frame of each direction.
+// docs/performance.md records the ratios.
 func BenchmarkValidateFrame(b *testing.B) {
-	valid := readExample(b, "valid", "s2c/run.delta.json")
-	invalid := readExample(b, "invalid", "s2c/run.delta.enum-kind.json")
-	b.Run("valid", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if ValidateFrame(ServerToClient, valid) != nil {
-				b.Fatal("invalid")
-			}
+	frames := []struct {
+		name string
+		dir  Direction
+		raw  []byte
+	}{
+		{"s2c-valid", ServerToClient, readExample(b, "valid", "s2c/run.delta.json")},
+		{"s2c-invalid", ServerToClient, readExample(b, "invalid", "s2c/run.delta.enum-kind.json")},
+		{"c2s-valid", ClientToServer, readExample(b, "valid", "c2s/session.send.json")},
+		{"c2s-invalid", ClientToServer, readExample(b, "invalid", "c2s/approval.resolve.enum-choice.json")},
+	}
+	forms := []struct {
+		name     string
+		validate func(Direction, []byte) []Error
+	}{{"compiled", ValidateFrame}, {"reference", referenceValidateFrame}}
+	for _, f := range frames {
+		for _, form := range forms {
+			b.Run(f.name+"/"+form.name, func(b *testing.B) {
+				b.ReportAllocs()
+				want := strings.HasSuffix(f.name, "-valid")
+				for b.Loop() {
+					if (form.validate(f.dir, f.raw) == nil) != want {
+						b.Fatal("wrong verdict")
+					}
+				}
+			})
 		}
-	})
-	b.Run("invalid", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if ValidateFrame(ServerToClient, invalid) == nil {
-				b.Fatal("valid")
-			}
-		}
-	})
+	}
 }

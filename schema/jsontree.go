@@ -1,0 +1,411 @@
+package schema
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// jsontree is the compiled validator's view of a frame: a strict one-pass
+// parse into a flat, reusable slice of nodes that point back into the raw
+// bytes. Nothing is copied or converted unless a check needs it (a string
+// with escapes is unescaped when it is compared, a number is parsed when it
+// is bounded).
+//
+// It accepts a subset of what encoding/json accepts, with the same value:
+// whenever it is unsure (a syntax error, a lone surrogate escape, a number
+// the reference canonicalises into something else, nesting beyond
+// MaxDepth), it gives up and the reference validator decides. That keeps
+// the compiled form's verdicts and messages those of the reference by
+// construction on everything it does not handle.
+
+// jsonKind is a JSON value's kind.
+type jsonKind uint8
+
+const (
+	kindNull jsonKind = iota
+	kindFalse
+	kindTrue
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+// jnode is one value. Containers list their children through first and
+// next; a member of an object carries its key's span.
+type jnode struct {
+	kind             jsonKind
+	esc, keyEsc      bool  // the string (key) holds escape sequences
+	start, end       int32 // a string's contents without quotes, or a number's literal
+	keyStart, keyEnd int32
+	first, next      int32 // -1: none
+}
+
+// jtree is a parsed frame. It lives in a pooled checker, reused from frame
+// to frame.
+type jtree struct {
+	raw   []byte
+	nodes []jnode
+	buf   []byte // unescaped strings, valid until release
+	pos   int
+	depth int
+}
+
+// parse parses raw into t, or reports false when the reference validator
+// must decide (see above). The root is node 0.
+func (t *jtree) parse(raw []byte) bool {
+	if len(raw) > 1<<31-1 {
+		return false
+	}
+	t.raw, t.nodes, t.buf, t.pos, t.depth = raw, t.nodes[:0], t.buf[:0], 0, 0
+	t.ws()
+	if _, ok := t.value(); !ok {
+		return false
+	}
+	t.ws()
+	return t.pos == len(raw)
+}
+
+// oversized reports whether t grew too large to be worth keeping in a pool.
+func (t *jtree) oversized() bool { return cap(t.nodes) > 4096 || cap(t.buf) > 64<<10 }
+
+// ws skips JSON whitespace: space, tab, LF and CR only (RFC 8259 §2).
+func (t *jtree) ws() {
+	for t.pos < len(t.raw) {
+		switch t.raw[t.pos] {
+		case ' ', '\t', '\n', '\r':
+			t.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (t *jtree) add(n jnode) int32 {
+	t.nodes = append(t.nodes, n)
+	return int32(len(t.nodes) - 1)
+}
+
+func (t *jtree) value() (int32, bool) {
+	if t.pos >= len(t.raw) {
+		return -1, false
+	}
+	switch c := t.raw[t.pos]; {
+	case c == '{':
+		return t.object()
+	case c == '[':
+		return t.array()
+	case c == '"':
+		start, end, esc, ok := t.str()
+		if !ok {
+			return -1, false
+		}
+		return t.add(jnode{kind: kindString, start: start, end: end, esc: esc, first: -1, next: -1}), true
+	case c == '-' || (c >= '0' && c <= '9'):
+		return t.number()
+	case c == 't':
+		return t.literal("true", kindTrue)
+	case c == 'f':
+		return t.literal("false", kindFalse)
+	case c == 'n':
+		return t.literal("null", kindNull)
+	}
+	return -1, false
+}
+
+func (t *jtree) literal(word string, k jsonKind) (int32, bool) {
+	if len(t.raw)-t.pos < len(word) || string(t.raw[t.pos:t.pos+len(word)]) != word {
+		return -1, false
+	}
+	t.pos += len(word)
+	return t.add(jnode{kind: k, first: -1, next: -1}), true
+}
+
+func (t *jtree) enter() bool {
+	t.depth++
+	return t.depth <= MaxDepth
+}
+
+func (t *jtree) object() (int32, bool) {
+	if !t.enter() {
+		return -1, false
+	}
+	t.pos++ // {
+	self := t.add(jnode{kind: kindObject, first: -1, next: -1})
+	last := int32(-1)
+	t.ws()
+	if t.pos < len(t.raw) && t.raw[t.pos] == '}' {
+		t.pos++
+		t.depth--
+		return self, true
+	}
+	for {
+		if t.pos >= len(t.raw) || t.raw[t.pos] != '"' {
+			return -1, false
+		}
+		ks, ke, kesc, ok := t.str()
+		if !ok {
+			return -1, false
+		}
+		t.ws()
+		if t.pos >= len(t.raw) || t.raw[t.pos] != ':' {
+			return -1, false
+		}
+		t.pos++
+		t.ws()
+		child, ok := t.value()
+		if !ok {
+			return -1, false
+		}
+		c := &t.nodes[child]
+		c.keyStart, c.keyEnd, c.keyEsc = ks, ke, kesc
+		if last < 0 {
+			t.nodes[self].first = child
+		} else {
+			t.nodes[last].next = child
+		}
+		last = child
+		t.ws()
+		if t.pos >= len(t.raw) {
+			return -1, false
+		}
+		switch t.raw[t.pos] {
+		case ',':
+			t.pos++
+			t.ws()
+		case '}':
+			t.pos++
+			t.depth--
+			return self, true
+		default:
+			return -1, false
+		}
+	}
+}
+
+func (t *jtree) array() (int32, bool) {
+	if !t.enter() {
+		return -1, false
+	}
+	t.pos++ // [
+	self := t.add(jnode{kind: kindArray, first: -1, next: -1})
+	last := int32(-1)
+	t.ws()
+	if t.pos < len(t.raw) && t.raw[t.pos] == ']' {
+		t.pos++
+		t.depth--
+		return self, true
+	}
+	for {
+		child, ok := t.value()
+		if !ok {
+			return -1, false
+		}
+		if last < 0 {
+			t.nodes[self].first = child
+		} else {
+			t.nodes[last].next = child
+		}
+		last = child
+		t.ws()
+		if t.pos >= len(t.raw) {
+			return -1, false
+		}
+		switch t.raw[t.pos] {
+		case ',':
+			t.pos++
+			t.ws()
+		case ']':
+			t.pos++
+			t.depth--
+			return self, true
+		default:
+			return -1, false
+		}
+	}
+}
+
+// str scans a string at t.pos and returns the span of its contents. Raw
+// control characters, bad escapes and \u escapes of surrogates (which
+// encoding/json pairs or replaces) are left to the reference.
+func (t *jtree) str() (start, end int32, esc, ok bool) {
+	t.pos++ // "
+	start = int32(t.pos)
+	for t.pos < len(t.raw) {
+		c := t.raw[t.pos]
+		switch {
+		case c == '"':
+			end = int32(t.pos)
+			t.pos++
+			return start, end, esc, true
+		case c < 0x20:
+			return 0, 0, false, false
+		case c == '\\':
+			esc = true
+			if t.pos+1 >= len(t.raw) {
+				return 0, 0, false, false
+			}
+			switch t.raw[t.pos+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				t.pos += 2
+			case 'u':
+				r, ok := hex4(t.raw[t.pos+2:])
+				if !ok || utf16Surrogate(r) {
+					return 0, 0, false, false
+				}
+				t.pos += 6
+			default:
+				return 0, 0, false, false
+			}
+		default:
+			t.pos++
+		}
+	}
+	return 0, 0, false, false
+}
+
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}
+
+func utf16Surrogate(r rune) bool { return r >= 0xD800 && r < 0xE000 }
+
+// number scans a number literal by the JSON grammar. Literals the reference
+// would report or rewrite in a way this form does not model (longer than
+// maxNumberLen, or with an exponent that overflows a float64) are left to
+// the reference.
+func (t *jtree) number() (int32, bool) {
+	start := t.pos
+	b := t.raw
+	if b[t.pos] == '-' {
+		t.pos++
+	}
+	switch {
+	case t.pos < len(b) && b[t.pos] == '0':
+		t.pos++
+	case t.pos < len(b) && b[t.pos] >= '1' && b[t.pos] <= '9':
+		for t.pos < len(b) && b[t.pos] >= '0' && b[t.pos] <= '9' {
+			t.pos++
+		}
+	default:
+		return -1, false
+	}
+	plain := true
+	if t.pos < len(b) && b[t.pos] == '.' {
+		plain = false
+		t.pos++
+		if !digits(b, &t.pos) {
+			return -1, false
+		}
+	}
+	if t.pos < len(b) && (b[t.pos] == 'e' || b[t.pos] == 'E') {
+		plain = false
+		t.pos++
+		if t.pos < len(b) && (b[t.pos] == '+' || b[t.pos] == '-') {
+			t.pos++
+		}
+		if !digits(b, &t.pos) {
+			return -1, false
+		}
+	}
+	lit := b[start:t.pos]
+	if len(lit) > 300 { // the reference's limits (maxNumberLen, float64 range) are near
+		return -1, false
+	}
+	if plain && len(lit) > 18 { // beyond int64's exact range: the reference compares it
+		return -1, false
+	}
+	if !plain {
+		if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
+			return -1, false
+		}
+	}
+	return t.add(jnode{kind: kindNumber, start: int32(start), end: int32(t.pos), first: -1, next: -1}), true
+}
+
+func digits(b []byte, pos *int) bool {
+	start := *pos
+	for *pos < len(b) && b[*pos] >= '0' && b[*pos] <= '9' {
+		*pos++
+	}
+	return *pos > start
+}
+
+// text returns a string node's value (or a member's key, when key is
+// true), unescaped. The slice is valid until release.
+func (t *jtree) text(n int32, key bool) []byte {
+	nd := &t.nodes[n]
+	s, e, esc := nd.start, nd.end, nd.esc
+	if key {
+		s, e, esc = nd.keyStart, nd.keyEnd, nd.keyEsc
+	}
+	if !esc {
+		return t.raw[s:e]
+	}
+	from := len(t.buf)
+	src := t.raw[s:e]
+	for i := 0; i < len(src); {
+		c := src[i]
+		if c != '\\' {
+			t.buf = append(t.buf, c)
+			i++
+			continue
+		}
+		switch src[i+1] {
+		case 'b':
+			t.buf = append(t.buf, '\b')
+		case 'f':
+			t.buf = append(t.buf, '\f')
+		case 'n':
+			t.buf = append(t.buf, '\n')
+		case 'r':
+			t.buf = append(t.buf, '\r')
+		case 't':
+			t.buf = append(t.buf, '\t')
+		case 'u':
+			r, _ := hex4(src[i+2:])
+			t.buf = utf8.AppendRune(t.buf, r)
+			i += 6
+			continue
+		default: // " \ /
+			t.buf = append(t.buf, src[i+1])
+		}
+		i += 2
+	}
+	return t.buf[from:]
+}
+
+// member returns the value of obj's member called name, the last one when
+// the name repeats (as encoding/json decodes it), or -1.
+func (t *jtree) member(obj int32, name string) int32 {
+	found := int32(-1)
+	for c := t.nodes[obj].first; c >= 0; c = t.nodes[c].next {
+		nd := &t.nodes[c]
+		if !nd.keyEsc {
+			if string(t.raw[nd.keyStart:nd.keyEnd]) == name {
+				found = c
+			}
+			continue
+		}
+		if string(t.text(c, true)) == name {
+			found = c
+		}
+	}
+	return found
+}
