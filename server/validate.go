@@ -84,7 +84,7 @@ func checkRequired(p lmp.Payload) string {
 }
 
 // decodeHello decodes a hello payload strictly enough to authenticate, and
-// refuses strings over their limits (lmp/limits.go, the maxLengths of
+// refuses device_info holding control characters and strings over their limits (lmp/limits.go, the maxLengths of
 // schema/c2s/hello.json) before anything is stored or logged.
 func decodeHello(raw json.RawMessage) (lmp.Hello, error) {
 	h, err := lmp.DecodePayload[lmp.Hello](lmp.TypeHello, raw)
@@ -104,6 +104,20 @@ func decodeHello(raw json.RawMessage) (lmp.Hello, error) {
 	} {
 		if err := lmp.CheckLength(f.name, f.value, f.max); err != nil {
 			return h, err
+		}
+	}
+	// device_info is stored and printed by `lmp-server devices` and the
+	// dashboard: a control character (ESC, CR, BEL, NUL) or a bidirectional
+	// control could rewrite the administrator's terminal and hide a row
+	// (the kubectl CVE-2021-25743 class). Output escapes them too
+	// (lmp.Printable), for records stored before this check.
+	for _, f := range []struct{ name, value string }{
+		{"device_info.model", h.DeviceInfo.Model},
+		{"device_info.os", h.DeviceInfo.OS},
+		{"device_info.app_version", h.DeviceInfo.AppVersion},
+	} {
+		if lmp.HasControl(f.value) {
+			return h, fmt.Errorf("%s holds a control character (a C0 or C1 control, DEL or a bidirectional control): send printable text", f.name)
 		}
 	}
 	return h, nil

@@ -200,7 +200,10 @@ func devices(args []string, stdout, stderr io.Writer) int {
 		case d.Online > 0:
 			status = fmt.Sprintf("online (%d)", d.Online)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.DeviceID, d.Model, d.OS,
+		// Model and OS are the phone's words: escaped, so that a control
+		// character cannot rewrite this terminal or hide a row.
+		p := lmp.Printable
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p(d.DeviceID), p(d.Model), p(d.OS),
 			lmp.TimeOf(d.CreatedAt).Local().Format(time.DateTime), status)
 	}
 	_ = tw.Flush()

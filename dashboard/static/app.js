@@ -34,8 +34,21 @@ function el(tag, attrs, ...children) {
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else e.setAttribute(k, v);
   }
-  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(printable(String(c))));
   return e;
+}
+
+// printable writes the characters a page would act on instead of showing
+// as escapes, as lmp.Printable does for the CLI: C0 and C1 controls and DEL
+// as \xNN or \u00NN, bidirectional controls (which reorder what follows
+// them, and could hide or spoof a device's row) as \uNNNN. Phone-supplied
+// strings (device_info, ids, frames) reach the page through el.
+const unprintable = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+function printable(s) {
+  return s.replace(unprintable, (ch) => {
+    const n = ch.charCodeAt(0);
+    return n < 0x80 ? "\\x" + n.toString(16).padStart(2, "0") : "\\u" + n.toString(16).padStart(4, "0");
+  });
 }
 
 const clock = (ts) => ts ? new Date(ts * 1000).toLocaleTimeString([], {hour12: false}) : "—";

@@ -177,6 +177,11 @@ const (
 	helloVersion        // unsupported protocol_version: refused (note 11)
 )
 
+// hostileDeviceInfo are device_info values with control characters: a
+// cursor-up and line erase (CSI 1A, CSI 2K), CR, BEL, NUL, a C1 CSI, a
+// right-to-left override.
+var hostileDeviceInfo = []string{"Pixel\x1b[1A\x1b[2K\rok", "a\x07\x00b", "x\u009b2J", "abc\u202edef", "plain"}
+
 // hello returns a schema-valid hello payload in the given mode.
 func (g *gen) hello(mode int) map[string]any {
 	p := g.object(g.s.types[lmp.TypeHello], 0)
@@ -197,6 +202,12 @@ func (g *gen) hello(mode int) map[string]any {
 		p["device_id"], p["credential"] = PhDeviceID, PhCredential
 	case helloToken:
 		p["token"] = PhToken
+		if g.chance(0.3) {
+			// device_info is stored and printed by administrators' tools:
+			// terminal escapes and bidirectional controls in it must be
+			// refused or escaped, never crash or reach a terminal raw.
+			p["device_info"] = map[string]any{"model": g.pick(hostileDeviceInfo), "os": g.pick(hostileDeviceInfo), "app_version": "1"}
+		}
 	case helloBoth:
 		p["token"], p["device_id"], p["credential"] = PhToken, PhDeviceID, PhCredential
 	case helloWrong:
