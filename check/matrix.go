@@ -191,7 +191,7 @@ func (m Matrix) WriteNeeds(w io.Writer) {
 	fmt.Fprintln(w, NeedsBegin)
 	fmt.Fprintln(w, "| rule | level | nothing | triggers | driver | restart | server log |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
-	for _, r := range rules.Table {
+	for _, r := range rules.ServerRules() {
 		count := map[Need]int{}
 		for _, s := range m[r.ID] {
 			if !slices.Contains(s.Labels, "observes-nothing") {

@@ -21,7 +21,7 @@ func TestMatrix(t *testing.T) {
 	if len(specs) < 40 {
 		t.Fatalf("only %d specs found", len(specs))
 	}
-	m := BuildMatrix(specs)
+	m := BuildMatrix(append(specs, AppSpecs()...))
 	for _, p := range m.Problems() {
 		t.Error(p)
 	}

@@ -49,7 +49,7 @@ func WriteHTML(w io.Writer, meta Meta, results []Result, sum Summary) error {
 		unselected = unselected || r.Verdict == Skipped && r.Reason == notSelected
 	}
 	return htmlreport.Write(w, htmlreport.Page{
-		Title: "lmp-check: " + meta.Target, Verdicts: vs, Levels: ls, Unselected: unselected,
+		Title: htmlTitle(meta), Verdicts: vs, Levels: ls, Unselected: unselected,
 		Body: template.HTML(body.String()), // rendered by html/template above
 	})
 }
@@ -183,3 +183,10 @@ var htmlBody = template.Must(template.New("body").Funcs(template.FuncMap{
 {{end}}</details>
 {{end}}</section>
 {{end}}`))
+
+func htmlTitle(meta Meta) string {
+	if meta.Subject == SubjectApp {
+		return "lmp-check app: " + meta.Target
+	}
+	return "lmp-check: " + meta.Target
+}

@@ -12,7 +12,10 @@ const ReportFormat = "lmp-check-report/v1"
 
 // JSONReport is the --json-report document.
 type JSONReport struct {
-	Format     string         `json:"format"`
+	Format string `json:"format"`
+	// Subject is what the run judged: "server", or "app" (lmp-check app,
+	// the client rules).
+	Subject    string         `json:"subject"`
 	Target     string         `json:"target"`
 	Profile    string         `json:"profile"`
 	Strict     bool           `json:"strict"`
@@ -56,7 +59,7 @@ type JSONSpec struct {
 // WriteJSON writes the JSON report.
 func WriteJSON(w io.Writer, meta Meta, results []Result, sum Summary) error {
 	rep := JSONReport{
-		Format: ReportFormat, Target: meta.Target, Profile: meta.Profile, Strict: meta.Strict,
+		Format: ReportFormat, Subject: subject(meta), Target: meta.Target, Profile: meta.Profile, Strict: meta.Strict,
 		Started: meta.Started, DurationS: meta.Duration, Conformant: sum.Conformant, ExitCode: sum.ExitCode(),
 		Counts: map[string]int{},
 		Coverage: JSONCoverage{
@@ -94,4 +97,11 @@ func nonNilT(s []Transcript) []Transcript {
 		return []Transcript{}
 	}
 	return s
+}
+
+func subject(meta Meta) string {
+	if meta.Subject == "" {
+		return "server"
+	}
+	return meta.Subject
 }

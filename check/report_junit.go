@@ -71,7 +71,7 @@ func WriteJUnit(w io.Writer, meta Meta, results []Result) error {
 	doc := junitSuites{Name: "lmp-check " + meta.Target, Time: seconds(meta.Duration)}
 	for _, section := range sections(results) {
 		s := junitSuite{Name: section, Timestamp: junitTimestamp(meta.Started), Properties: &junitProps{Props: []junitProp{
-			{Name: "target", Value: meta.Target}, {Name: "profile", Value: meta.Profile},
+			{Name: "subject", Value: subject(meta)}, {Name: "target", Value: meta.Target}, {Name: "profile", Value: meta.Profile},
 			{Name: "strict", Value: fmt.Sprint(meta.Strict)},
 		}}}
 		var total float64

@@ -9,7 +9,10 @@ import (
 
 // Meta describes a run for the reports.
 type Meta struct {
-	Target   string
+	Target string
+	// Subject is what the run judged: "" or "server" for a server, and
+	// SubjectApp for an app (lmp-check app).
+	Subject  string
 	Profile  string
 	Strict   bool
 	Started  string // RFC 3339
@@ -25,7 +28,11 @@ type Meta struct {
 // their rule IDs and verdicts, then failure details with transcripts, then
 // counts and coverage.
 func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bool) {
-	fmt.Fprintf(w, "lmp-check: %s\n  timing profile: %s\n", meta.Target, meta.Profile)
+	if meta.Subject == SubjectApp {
+		fmt.Fprintf(w, "lmp-check app: the app paired at %s\n  timing profile: %s\n", meta.Target, meta.Profile)
+	} else {
+		fmt.Fprintf(w, "lmp-check: %s\n  timing profile: %s\n", meta.Target, meta.Profile)
+	}
 	if meta.Strict {
 		fmt.Fprintln(w, "  strict: SHOULD failures count (INFO observations never do)")
 	}

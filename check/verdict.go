@@ -199,10 +199,15 @@ type Summary struct {
 	Conformant       bool
 }
 
-// Summarize counts verdicts and which rules the run covered.
-func Summarize(results []Result) Summary {
+// Summarize counts verdicts and which of the server's rules the run
+// covered.
+func Summarize(results []Result) Summary { return SummarizeRules(results, rules.ServerRules()) }
+
+// SummarizeRules counts verdicts and which rules of table the run covered:
+// rules.ServerRules for a server run, rules.ClientRules for an app run.
+func SummarizeRules(results []Result, table []rules.Rule) Summary {
 	s := Summary{Counts: map[Verdict]int{}, SkipReasons: map[string]int{}, RuleSources: map[string][]string{},
-		RuleSkipReasons: map[string][]string{}, RulesTotal: len(rules.Table), Conformant: true}
+		RuleSkipReasons: map[string][]string{}, RulesTotal: len(table), Conformant: true}
 	why := map[string][]string{} // rule → reasons a spec did not observe it
 	addWhy := func(id, reason string) {
 		if !slices.Contains(why[id], reason) {
@@ -237,7 +242,7 @@ func Summarize(results []Result) Summary {
 			s.SkipReasons[r.Reason]++
 		}
 	}
-	for _, rule := range rules.Table {
+	for _, rule := range table {
 		switch {
 		case ran[rule.ID]:
 			s.RulesChecked = append(s.RulesChecked, rule.ID)

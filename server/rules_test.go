@@ -158,8 +158,10 @@ func TestRuleMarkers(t *testing.T) {
 			t.Fatalf("scan %s: no Go files; the marker check would prove nothing", root)
 		}
 	}
+	// The client rules (C-1 …) are the app's duties: no server code makes
+	// them true.
 	ids := make([]string, 0, len(rules.Table))
-	for _, r := range rules.Table {
+	for _, r := range rules.ServerRules() {
 		ids = append(ids, r.ID)
 	}
 	problems = append(problems, checkMarkers(ms, ids, unenforced)...)

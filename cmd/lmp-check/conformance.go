@@ -128,7 +128,8 @@ func rulesCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lmp-check rules: %v\n", err)
 		return check.ExitUsage
 	}
-	m := check.BuildMatrix(specs)
+	// The app's specs (lmp-check app) check the client rules.
+	m := check.BuildMatrix(append(specs, check.AppSpecs()...))
 	switch {
 	case *needs:
 		m.WriteNeeds(stdout)

@@ -1,6 +1,7 @@
 // Command lmp-check checks LMP v1 implementations and frames.
 //
 //	lmp-check [run] --url ws://host/ws [flags]   the conformance suites, a verdict per rule
+//	lmp-check app [flags]                        judge a phone app's side (the client rules)
 //	lmp-check list | rules                       the specs (dry run) and the rule → specs matrix
 //	lmp-check fuzz --url ws://host/ws [flags]    a fuzz campaign against a live server
 //	lmp-check validate [--dir s2c|c2s] FILE...   validate frames against the schemas
@@ -25,6 +26,8 @@ const usage = `usage: lmp-check <command> [arguments]
 
 Commands:
   run        (default) check a server: lmp-check [run] --url ws://host/ws …; no --url checks an in-process lmp-server
+  app        judge a phone app's side of LMP (the client rules C-1 …): lmp-check app [--listen ADDR]
+             [--public-url URL] [--pairing-file FILE]; pair the app by QR and follow its notifications
   list       list the conformance specs (dry run) with rule IDs and levels
   rules      print the rule → specs matrix (--markdown for suites/MATRIX.md)
   fuzz       run a fuzz campaign against a server (--url; no --url fuzzes an in-process lmp-server),
@@ -55,6 +58,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCmd(args[1:], stdout, stderr)
+	case "app":
+		return appCmd(args[1:], stdout, stderr)
 	case "list":
 		return listCmd(args[1:], stdout, stderr)
 	case "rules":

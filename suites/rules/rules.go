@@ -31,8 +31,36 @@ var Levels = []Level{MUST, SHOULD, INFO}
 type Rule struct {
 	ID      string
 	Level   Level
-	Section string // "§1 Transport"
+	Section string // "§1 Transport"; the client rules' is AppSection
 	Text    string
+	// From names the server rules and sections a client rule restates
+	// ("P-3, P-8, F-2"); empty for the server's rules.
+	From string
+}
+
+// AppSection is the section of the client rules (C-1 …): the app's side of
+// the protocol, which `lmp-check app` judges.
+const AppSection = "The app's side (client rules)"
+
+// IsClientRule reports whether id names one of the app's rules (C-1 …),
+// which a server run does not check and an app run checks alone.
+func IsClientRule(id string) bool { return strings.HasPrefix(id, "C-") }
+
+// ServerRules are the rules a server run checks: every rule but the
+// client rules.
+func ServerRules() []Rule { return side(false) }
+
+// ClientRules are the rules an app run checks (C-1 …).
+func ClientRules() []Rule { return side(true) }
+
+func side(client bool) []Rule {
+	var out []Rule
+	for _, r := range Table {
+		if IsClientRule(r.ID) == client {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // idPattern is the shape of a rule ID.
@@ -73,9 +101,11 @@ func Validate(ids ...string) error {
 // Uncheckable lists the rules no black-box check can decide, with the
 // reason and where they are checked instead.
 var Uncheckable = map[string]string{
-	"S-2": "the default bind address is a start-up setting; checked by the server's own tests and cmd/lmp-server tests",
-	"S-3": "refusing to start is a start-up behaviour; checked by the server's own tests",
-	"H-6": "whether Hermes core was changed is a property of the adapter's source, not of its wire behaviour",
+	"S-2":  "the default bind address is a start-up setting; checked by the server's own tests and cmd/lmp-server tests",
+	"S-3":  "refusing to start is a start-up behaviour; checked by the server's own tests",
+	"H-6":  "whether Hermes core was changed is a property of the adapter's source, not of its wire behaviour",
+	"C-12": "how the app orders and dates what it shows is not on the wire; a person checks the app's screens",
+	"C-13": "how the app labels run.pause and run.resume is in its UI, not on the wire; a person checks it",
 }
 
 // PartlyCheckable lists rules that the suites check only in part, with

@@ -15,13 +15,19 @@ func specRules(t *testing.T, path string) []Rule {
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := regexp.MustCompile(`^## (§\d+ .*)$`)
+	section := regexp.MustCompile(`^## (§\d+ .*|The app's side .*)$`)
 	row := regexp.MustCompile(`^\| ([A-Z]-\d+) \| (\w+) \| (.*) \|\s*$`)
+	// The client rules have a fourth column: the server rules they restate.
+	appRow := regexp.MustCompile(`^\| (C-\d+) \| (\w+) \| (.*) \| ([^|]*) \|\s*$`)
 	var out []Rule
 	var sec string
 	for _, line := range strings.Split(string(raw), "\n") {
 		if m := section.FindStringSubmatch(line); m != nil {
 			sec = strings.TrimSpace(m[1])
+		}
+		if m := appRow.FindStringSubmatch(line); m != nil && sec == AppSection {
+			out = append(out, Rule{ID: m[1], Level: Level(m[2]), Section: sec, Text: m[3], From: m[4]})
+			continue
 		}
 		if m := row.FindStringSubmatch(line); m != nil {
 			out = append(out, Rule{ID: m[1], Level: Level(m[2]), Section: sec, Text: m[3]})
