@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"os"
 	"time"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // Config is one lmp-check run, as the command line describes it.
@@ -37,10 +39,10 @@ type Config struct {
 	// commands (conformance.Target).
 	ListCmd, RevokeCmd, RestartCmd, CrashCmd string
 
-	// Timing flags; zero keeps the driver's or the spec's value.
-	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration
-	// Window flags; zero keeps the driver's or the spec's value (512, 256).
-	ReplayWindow, RequestWindow int
+	// Timings are the timing and window flags (--ping-interval …
+	// --request-window): each field set wins over the target's own
+	// profile; a zero field keeps the driver's or the spec's value.
+	Timings lmp.Profile
 
 	// NoDriver is --no-driver: the in-process server is checked as a
 	// server without a driver (only the wire, pairing, the triggers and

@@ -9,6 +9,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
@@ -25,6 +26,9 @@ type SpecEntry struct {
 // running anything. With no filters it lists every spec.
 func Preview(labelFilter string, focus, skip []string) ([]SpecEntry, error) {
 	if err := checkSelection(labelFilter, focus, skip); err != nil {
+		return nil, err
+	}
+	if err := conformance.Declare(nil); err != nil {
 		return nil, err
 	}
 	sc := types.NewDefaultSuiteConfig()

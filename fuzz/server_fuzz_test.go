@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/fuzz/campaign"
+	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -31,7 +32,7 @@ func player(t testing.TB) *campaign.Player {
 		if refDir, refErr = os.MkdirTemp("", "lmpkit-fuzz-"); refErr != nil {
 			return
 		}
-		refInst, refErr = reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: refDir, AuthTimeout: 2 * time.Second})
+		refInst, refErr = reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: refDir, Profile: lmp.Profile{AuthTimeout: 2 * time.Second}})
 		if refErr != nil {
 			return
 		}

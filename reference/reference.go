@@ -45,8 +45,9 @@ type Options struct {
 	TLSCert, TLSKey string
 	// Script is a mock Hermes scenario file to load.
 	Script string
-	// Timings; zero means the spec's value (lmp.Default*).
-	PingInterval, PongTimeout, AuthTimeout, PairTTL, ApprovalTimeout time.Duration
+	// Profile holds the timings and windows; a zero field means the spec's
+	// value (lmp.DefaultProfile).
+	lmp.Profile
 	// Logger receives the server's and the mock's logs; nil discards them.
 	Logger *slog.Logger
 	// HermesQuirks makes the mock Hermes deliver every scenario's stream
@@ -85,6 +86,9 @@ type Instance struct {
 	TLSFingerprint string
 	// DataDir is the store's directory.
 	DataDir string
+	// Profile is the timings and windows the server runs with, defaults
+	// applied: what its driver API serves at GET /profile.
+	Profile lmp.Profile
 
 	srv  *server.Server
 	mock *mockhermes.Mock
@@ -137,8 +141,13 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		tlsCfg = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
 	}
 
+	// The profile the instance declares (its driver API serves it) is its
+	// configuration with the spec's defaults, worked out here and not
+	// asked of the server: a server that defaults a timing wrongly differs
+	// from it, and the specs see that.
+	prof := o.Profile.WithDefaults()
 	hermes := mockhermes.Options{
-		ApprovalTimeout: o.ApprovalTimeout, Faults: o.HermesQuirks, Logger: log.With("component", "mockhermes"),
+		ApprovalTimeout: prof.ApprovalTimeout, Faults: o.HermesQuirks, Logger: log.With("component", "mockhermes"),
 		StreamReasoningDeltas: o.HermesReasoningDeltas, Crosstalk: o.HermesCrosstalk, BusyInputMode: o.HermesBusyInput,
 		GatewayProfile: o.HermesProfile,
 		// The Loomi platform's allow-list is its paired devices: the server
@@ -196,9 +205,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	dash, observer := newDashboard(o, mock, scheme+"://"+local+lmp.PathPairNew, fp, log)
 	srv, err := server.New(server.Config{
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
-		PingInterval: o.PingInterval, PongTimeout: o.PongTimeout,
-		AuthTimeout: o.AuthTimeout, PairTTL: o.PairTTL, ApprovalTimeout: o.ApprovalTimeout,
-		TLSFingerprint: fp, Logger: log, Observer: observer,
+		Profile: o.Profile, TLSFingerprint: fp, Logger: log, Observer: observer,
 	})
 	if err != nil {
 		closeListeners()
@@ -214,13 +221,13 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		mux.Handle(dashboard.PathPrefix, page)
 	}
 	mux.Handle("/", srv.Handler())
-	mux.Handle(driver.Prefix+"/", srv.LoopbackOnly(mock.DriverHandler(profile(o))))
+	mux.Handle(driver.Prefix+"/", srv.LoopbackOnly(mock.DriverHandler(driver.ProfileOf(prof))))
 	hs := server.NewHTTPServer(mux, server.DefaultHTTPLimits)
 	hs.TLSConfig = tlsCfg
 	hs.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	inst := &Instance{
 		WSURL: wsScheme + "://" + local + lmp.PathWebSocket, BaseURL: scheme + "://" + local,
-		PublicURL: public, TLSFingerprint: fp, DataDir: o.DataDir,
+		PublicURL: public, TLSFingerprint: fp, DataDir: o.DataDir, Profile: prof,
 		srv: srv, mock: mock, http: hs, done: make(chan error, 1),
 	}
 	inst.PairURL = inst.BaseURL + lmp.PathPairNew
@@ -311,26 +318,6 @@ func version() string {
 		return v
 	}
 	return server.DefaultVersion
-}
-
-// profile is the effective timing profile served by the driver API.
-func profile(o Options) driver.Profile {
-	or := func(d, def time.Duration) int64 {
-		if d <= 0 {
-			d = def
-		}
-		return d.Milliseconds()
-	}
-	return driver.Profile{
-		PingIntervalMS:    or(o.PingInterval, lmp.DefaultPingInterval),
-		PongTimeoutMS:     or(o.PongTimeout, lmp.DefaultPongTimeout),
-		MissedPongs:       lmp.DefaultMissedPongs,
-		AuthTimeoutMS:     or(o.AuthTimeout, lmp.DefaultAuthTimeout),
-		PairTTLMS:         or(o.PairTTL, lmp.DefaultPairTTL),
-		ApprovalTimeoutMS: or(o.ApprovalTimeout, lmp.DefaultApprovalTimeout),
-		ReplayWindow:      lmp.DefaultReplayWindow,
-		RequestIDWindow:   lmp.DefaultRequestIDWindow,
-	}
 }
 
 // loopbackHostPort is how a process on this host reaches the listener:

@@ -134,7 +134,7 @@ var benchFrame = []byte(`{"v":1,"seq":1,"ts":1764547200.123456,"type":"notificat
 func benchEnv(b *testing.B, mutate ...func(*server.Config)) (*server.Server, string, func()) {
 	h := newFakeHermes()
 	cfg := server.Config{Name: "bench", DataDir: b.TempDir(), Hermes: h,
-		PingInterval: time.Hour, PongTimeout: time.Hour}
+		Profile: lmp.Profile{PingInterval: time.Hour, PongTimeout: time.Hour}}
 	for _, m := range mutate {
 		m(&cfg)
 	}

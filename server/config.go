@@ -22,26 +22,25 @@ type Config struct {
 	// Hermes is the gateway the server talks to. Required.
 	Hermes Hermes
 
-	// PingInterval (T-4), PongTimeout (T-5), AuthTimeout (S-4) and PairTTL
-	// (P-5) default to lmp.Default*.
-	PingInterval, PongTimeout, AuthTimeout, PairTTL time.Duration
-	// ApprovalTimeout is how long Hermes waits for an approval (its
-	// approvals.timeout, lmp.DefaultApprovalTimeout by default).
-	// approval.required's deadline_ts is derived from it: Hermes gives
-	// only a monotonic expiry.
-	ApprovalTimeout time.Duration
+	// Profile holds the timings and windows: PingInterval (T-4),
+	// PongTimeout and MissedPongs (T-5), AuthTimeout (S-4), PairTTL (P-5),
+	// ApprovalTimeout, ReplayWindow (E-5), RequestIDWindow (I-1); a zero
+	// field takes the spec's default (lmp.DefaultProfile). ApprovalTimeout
+	// is how long Hermes waits for an approval (its approvals.timeout):
+	// approval.required's deadline_ts is derived from it, as Hermes gives
+	// only a monotonic expiry. ReplayWindow is also how far a connection
+	// may fall behind before it is a slow consumer (1013).
+	lmp.Profile
 	// FinalReplyWait (DefaultFinalReplyWait) is how long a turn Hermes
 	// reported completed waits for its final reply through send();
 	// RunIdleTimeout (DefaultRunIdleTimeout) ends a run none of whose
 	// hooks came for that long (note 17).
 	FinalReplyWait, RunIdleTimeout time.Duration
-	// MissedPongs (T-5), ReplayWindow (E-5), RequestIDWindow (I-1) and
-	// SendQueue default to 3, 512, 256, 256. ReplayWindow is also how far
-	// a connection may fall behind before it is a slow consumer (1013).
-	// SendQueue is the number of connection-scoped frames (replies, errors,
-	// pings) queued per connection; durable events are not queued. When it
-	// is full the connection's next request waits for room.
-	MissedPongs, ReplayWindow, RequestIDWindow, SendQueue int
+	// SendQueue (DefaultSendQueue) is the number of connection-scoped
+	// frames (replies, errors, pings) queued per connection; durable events
+	// are not queued. When it is full the connection's next request waits
+	// for room.
+	SendQueue int
 
 	// TLSFingerprint is the SHA-256 of the leaf certificate, lowercase hex
 	// without colons, put in the QR's fp; "" without TLS (P-2).
@@ -82,16 +81,9 @@ func (c *Config) applyDefaults() error {
 	if c.Version == "" {
 		c.Version = DefaultVersion
 	}
-	setDur(&c.PingInterval, lmp.DefaultPingInterval)
-	setDur(&c.PongTimeout, lmp.DefaultPongTimeout)
-	setDur(&c.AuthTimeout, lmp.DefaultAuthTimeout)
-	setDur(&c.PairTTL, lmp.DefaultPairTTL)
-	setDur(&c.ApprovalTimeout, lmp.DefaultApprovalTimeout)
+	c.Profile = c.Profile.WithDefaults()
 	setDur(&c.FinalReplyWait, DefaultFinalReplyWait)
 	setDur(&c.RunIdleTimeout, DefaultRunIdleTimeout)
-	setInt(&c.MissedPongs, lmp.DefaultMissedPongs)
-	setInt(&c.ReplayWindow, lmp.DefaultReplayWindow)
-	setInt(&c.RequestIDWindow, lmp.DefaultRequestIDWindow)
 	setInt(&c.SendQueue, DefaultSendQueue)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -33,7 +33,7 @@ type queued struct {
 // out while the spec runs on a loaded machine.
 func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn) queued {
 	cmd := "rm -rf /tmp/" + should.NewID("q")
-	res, err := drv().Approval(ctx, driver.ApprovalRequest{TaskID: task, Command: cmd, Description: "queued",
+	res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{TaskID: task, Command: cmd, Description: "queued",
 		TimeoutMS: time.Minute.Milliseconds()})
 	must.Succeed(err, "driver approval in task %q", task)
 	for _, d := range devs {
@@ -80,7 +80,7 @@ var _ = conformance.Section("§4 Approvals of one task", "approvalqueue", func()
 	conformance.It("H-3", rules.SHOULD, "an approval that is the first hook of its turn belongs to that turn's run (note 17)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
-		res, err := drv().Approval(ctx, driver.ApprovalRequest{TaskID: t.task, TurnID: t.id, ToolCallID: "call_early",
+		res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{TaskID: t.task, TurnID: t.id, ToolCallID: "call_early",
 			Command: "rm -rf /tmp/" + should.NewID("early"), Description: "before the stream", TimeoutMS: time.Minute.Milliseconds()})
 		must.Succeed(err)
 		req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))

@@ -33,7 +33,7 @@ var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Con
 	if err != nil {
 		return err
 	}
-	limit := conformance.Current().Profile.AuthTimeout
+	limit := conformance.TargetOf(ctx).Profile.AuthTimeout
 	waitCtx, cancel := context.WithTimeout(ctx, limit+slack(limit)+conformance.Wait())
 	defer cancel()
 	ce, err := c.WaitClosed(waitCtx)
@@ -54,7 +54,7 @@ var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Con
 var _ = conformance.Section("§3 Authentication", "auth", func() {
 	conformance.It("S-4", rules.MUST, "an unauthenticated connection is closed within the auth timeout (10 s by the spec)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, authTimeoutProbe)
-		limit := profile().AuthTimeout
+		limit := profile(ctx).AuthTimeout
 		must.That(authTimeout.after <= limit+slack(limit), "an unauthenticated connection was closed after %v, the auth timeout is %v", authTimeout.after.Round(time.Millisecond), limit)
 	}, conformance.Timer, ginkgo.SpecTimeout(90*time.Second))
 
@@ -94,7 +94,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 	})
 
 	conformance.It("S-5", rules.MUST, "a revoked device stays revoked after a clean restart", func(ctx ginkgo.SpecContext) {
-		conformance.RequireStop(conformance.Graceful)
+		conformance.RequireStop(ctx, conformance.Graceful)
 		a := must.Pair(ctx, "device")
 		revoke(ctx, a.Device.ID)
 		restarted(ctx, conformance.Graceful)
@@ -193,7 +193,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 		// The first revocation shows that the target revokes at all (or
 		// skips the spec); the offline device's must then succeed too.
 		revoke(ctx, online.Device.ID)
-		must.Succeed(target().Revoke(ctx, offline.Device.ID), "revoke the offline device %s", offline.Device.ID)
+		must.Succeed(target(ctx).Revoke(ctx, offline.Device.ID), "revoke the offline device %s", offline.Device.ID)
 		c := must.Dial(ctx, "device revoked while offline")
 		_, err := c.Hello(ctx, lmp.Hello{DeviceID: offline.Device.ID, Credential: offline.Device.Credential})
 		must.That(err != nil, "a device revoked while offline got hello.ok")
@@ -235,7 +235,7 @@ func expectCodes(r should.Refusal, code string, closeCode int) {
 // revoke revokes a device through --revoke-cmd or the loopback endpoint
 // beside the pairing URL; it skips the spec when there is neither.
 func revoke(ctx context.Context, deviceID string) {
-	err := target().Revoke(ctx, deviceID)
+	err := target(ctx).Revoke(ctx, deviceID)
 	if errors.Is(err, conformance.ErrNoRevoke) {
 		ginkgo.Skip(err.Error())
 	}

@@ -1,17 +1,21 @@
 package suites
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
 
-func target() *conformance.Target { return conformance.Current() }
+// target is the target the running spec checks, which its context carries.
+func target(ctx context.Context) *conformance.Target { return conformance.TargetOf(ctx) }
 
-func profile() conformance.Profile { return conformance.Current().Profile }
+// profile is the running spec's target's timings and windows.
+func profile(ctx context.Context) lmp.Profile { return conformance.TargetOf(ctx).Profile }
 
 // slack is the tolerance of a timing check: a fifth of d, at least one
 // second, for scheduling and network delays on a loaded CI machine.

@@ -28,7 +28,7 @@ func eventuallyHook(ctx context.Context, name string, keep func(driver.Hook) boo
 	var found driver.Hook
 	var named []driver.Call
 	waited, ok := pollDriver(ctx, func() bool {
-		list, err := drv().Hooks(ctx)
+		list, err := drv(ctx).Hooks(ctx)
 		var ae *driver.APIError
 		if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 			// A driver written before the hook log: the spec cannot know

@@ -22,8 +22,8 @@ import (
 
 // requireList skips the running spec when the target cannot list its
 // devices (no --list-cmd): a spec calls it before it pairs anything.
-func requireList() {
-	if !target().CanList() {
+func requireList(ctx context.Context) {
+	if !target(ctx).CanList() {
 		ginkgo.Skip(conformance.ErrNoList.Error())
 	}
 }
@@ -31,7 +31,7 @@ func requireList() {
 // listing is the target's list of devices; a failing list command fails
 // the spec.
 func listing(ctx context.Context) string {
-	out, err := target().ListDevices(ctx)
+	out, err := target(ctx).ListDevices(ctx)
 	if errors.Is(err, conformance.ErrNoList) {
 		ginkgo.Skip(err.Error())
 	}
@@ -100,13 +100,13 @@ func mustList(ctx context.Context, when string, conns ...*conformance.Conn) {
 
 var _ = conformance.Section("§3 Devices", "devices", func() {
 	conformance.It("S-5", rules.MUST, "a freshly paired device is listed by its device_id", func(ctx ginkgo.SpecContext) {
-		requireList()
+		requireList(ctx)
 		a := must.Pair(ctx, "device")
 		mustList(ctx, "right after the pairing", a)
 	})
 
 	conformance.It("S-5", rules.MUST, "two devices paired one after the other are both listed", func(ctx ginkgo.SpecContext) {
-		requireList()
+		requireList(ctx)
 		// Both with the same device_info, as two phones of one model are.
 		a := must.Pair(ctx, "first device")
 		b := must.Pair(ctx, "second device")
@@ -114,7 +114,7 @@ var _ = conformance.Section("§3 Devices", "devices", func() {
 	})
 
 	conformance.It("S-5", rules.MUST, "a paired device that has gone offline is still listed", func(ctx ginkgo.SpecContext) {
-		requireList()
+		requireList(ctx)
 		// A lost phone is offline: revoking it is what the listing is for.
 		gone := must.Pair(ctx, "device gone offline")
 		must.Succeed(gone.Close(), "close %s", gone.Name)
@@ -127,8 +127,8 @@ var _ = conformance.Section("§3 Devices", "devices", func() {
 	for _, how := range []conformance.Stop{conformance.Graceful, conformance.Kill} {
 		what := map[conformance.Stop]string{conformance.Graceful: "a clean restart", conformance.Kill: "a kill -9"}[how]
 		conformance.It("S-5", rules.MUST, "a device paired before "+what+" is still listed after it", func(ctx ginkgo.SpecContext) {
-			conformance.RequireStop(how)
-			requireList()
+			conformance.RequireStop(ctx, how)
+			requireList(ctx)
 			a := must.Pair(ctx, "device paired before the "+string(how))
 			restarted(ctx, how)
 			mustList(ctx, "after "+what, a)
@@ -136,7 +136,7 @@ var _ = conformance.Section("§3 Devices", "devices", func() {
 	}
 
 	conformance.It("S-5", rules.MUST, "revoking a device leaves the other devices listed", func(ctx ginkgo.SpecContext) {
-		requireList()
+		requireList(ctx)
 		// The revoked device is the older one: a listing that stops at it
 		// loses the newer one.
 		revoked := must.Pair(ctx, "device to revoke")
@@ -148,7 +148,7 @@ var _ = conformance.Section("§3 Devices", "devices", func() {
 	})
 
 	conformance.It("S-5", rules.INFO, "a revoked device stays listed (lmp-server's choice: the spec does not say whether it goes)", func(ctx ginkgo.SpecContext) {
-		requireList()
+		requireList(ctx)
 		a := must.Pair(ctx, "device")
 		revoke(ctx, a.Device.ID)
 		out := listing(ctx)
@@ -157,7 +157,7 @@ var _ = conformance.Section("§3 Devices", "devices", func() {
 	})
 
 	conformance.It("S-5", rules.INFO, "the device listing prints no token or credential (S-1 binds only the logs; lmp-server prints neither)", func(ctx ginkgo.SpecContext) {
-		requireList()
+		requireList(ctx)
 		a := must.Pair(ctx, "device")
 		out := listing(ctx)
 		var leaked []string

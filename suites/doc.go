@@ -9,17 +9,3 @@
 // API; they import no server code. Package check runs them (lmp-check);
 // `go test ./suites/...` runs them against an in-process reference server.
 package suites
-
-import (
-	"github.com/onsi/ginkgo/v2"
-
-	"github.com/loomi-lmp/lmpkit/suites/conformance"
-)
-
-// All probes start together when the suite starts, so that timer-bound
-// specs overlap in time. The specs that restart the server or produce
-// bursts of hundreds of events wait for them first (conformance.AwaitProbes).
-var (
-	_ = ginkgo.BeforeSuite(conformance.StartProbes)
-	_ = ginkgo.AfterSuite(conformance.StopProbes)
-)

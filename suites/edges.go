@@ -33,9 +33,9 @@ func expectFatalRefusal(ctx context.Context, c *conformance.Conn, err error, wha
 
 var _ = conformance.Section("§3 Pairing", "pairing", func() {
 	conformance.It("P-2,P-3", rules.MUST, "the url of the pairing JSON is a WebSocket URL where its token pairs a device", func(ctx ginkgo.SpecContext) {
-		pr, err := target().MintToken(ctx, 0)
+		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
-		opts := *target().DialOptions()
+		opts := *target(ctx).DialOptions()
 		raw, err := client.Dial(ctx, pr.URL, &opts)
 		must.Succeed(err, "dial the pairing JSON's url %s", pr.URL)
 		c := &conformance.Conn{Conn: raw, Name: "device via the QR url"}
@@ -123,7 +123,7 @@ var _ = conformance.Section("§4 task.list", "tasklist", func() {
 	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2, 3 and 7)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for range 8 {
-			_, err := drv().Session(ctx, driver.SessionRequest{Title: "limit " + should.NewID("")})
+			_, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: "limit " + should.NewID("")})
 			must.Succeed(err)
 		}
 		for _, limit := range []int{1, 2, 3, 7} {
@@ -155,7 +155,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	conformance.It("I-1", rules.MUST, "once the request_id window is full, the newest request_id is still remembered", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		n := profile().RequestIDWindow
+		n := profile(ctx).RequestIDWindow
 		prefix := should.NewID("wn-")
 		text := func(i int) string { return fmt.Sprintf("/mock help %s-%d", prefix, i) }
 		// All in one chat: the window is the device's, whatever the task.
@@ -203,7 +203,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		// too, from the approval's waiter and on its own time: the marker
 		// below counts only once the adapter has processed it.
 		awaitApprovalAnswered(ctx, res.SessionKey, res.Required.Command)
-		must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
+		must.Succeed(drv(ctx).Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
 			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceOnce, "surface": "gateway",
 		}}), "hook post_approval_response")
 		marker := notify(ctx, should.NewID("task_cf"))
@@ -218,7 +218,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 	conformance.It("H-3,M-3", rules.MUST, "an approval resolved on another surface is announced to every device with approval.resolved", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, time.Minute)
-		must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
+		must.Succeed(drv(ctx).Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
 			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceDeny, "surface": "cli",
 		}}), "hook post_approval_response")
 		for _, d := range []*conformance.Conn{a, b} {

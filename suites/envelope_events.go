@@ -17,14 +17,14 @@ var _ = conformance.Section("§2 Envelope", "envelope", func() {
 		c := must.Pair(ctx, "device")
 		// Notifications of a chat (run_id null) and a run (both set).
 		frames := takeBatch(ctx, c, notifications(ctx, c, 2))
-		r, err := conformance.Events().Reply(ctx, c)
+		r, err := conformance.Events(ctx).Reply(ctx, c)
 		must.Succeed(err, "start a reply run")
 		frames = append(frames, runFramesOf(ctx, c, r.Task)...)
 		// A notification of no chat (task_id null too): only a send()
 		// without a chat_id makes one, and only the driver asks for it.
-		if conformance.Events().Source() == conformance.SourceDriver {
+		if conformance.Events(ctx).Source() == conformance.SourceDriver {
 			title := should.NewID("note-")
-			res, err := drv().Send(ctx, driver.SendRequest{Content: "text of " + title, Metadata: map[string]any{"title": title}})
+			res, err := drv(ctx).Send(ctx, driver.SendRequest{Content: "text of " + title, Metadata: map[string]any{"title": title}})
 			must.Succeed(err, "driver send of notification %s", title)
 			must.That(res.Success, "the adapter's send() of notification %s: want success, got %s", title, sendFailure(res))
 			frames = append(frames, must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", title))))

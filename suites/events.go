@@ -32,7 +32,7 @@ func notifications(ctx context.Context, via *conformance.Conn, n int) conformanc
 	if n > burstBesideProbes {
 		conformance.AwaitProbes(ctx)
 	}
-	b, err := conformance.Events().Notifications(ctx, via, n)
+	b, err := conformance.Events(ctx).Notifications(ctx, via, n)
 	must.Succeed(err, "produce %d notifications", n)
 	return b
 }
@@ -56,7 +56,7 @@ func takeBatch(ctx context.Context, c *conformance.Conn, b conformance.Batch) []
 // approval, and waits until c sees its approval.required. A timeout other
 // than zero needs the driver.
 func newApproval(ctx context.Context, c *conformance.Conn, timeout time.Duration) conformance.Approval {
-	a, err := conformance.Events().Approval(ctx, c, timeout)
+	a, err := conformance.Events(ctx).Approval(ctx, c, timeout)
 	must.Succeed(err, "start a run that waits for an approval")
 	return a
 }
@@ -64,7 +64,7 @@ func newApproval(ctx context.Context, c *conformance.Conn, timeout time.Duration
 // startLongRun has the event source start a run that streams until it is
 // interrupted, in a new task, and waits until c sees its run.started.
 func startLongRun(ctx context.Context, c *conformance.Conn) conformance.Run {
-	r, err := conformance.Events().LongRun(ctx, c)
+	r, err := conformance.Events(ctx).LongRun(ctx, c)
 	must.Succeed(err, "start a long run")
 	return r
 }
@@ -73,7 +73,7 @@ func startLongRun(ctx context.Context, c *conformance.Conn) conformance.Run {
 // event source's text for kind when p has no text) and returns the answer
 // and the task it names.
 func sendTrigger(ctx context.Context, c *conformance.Conn, p lmp.SessionSend) (client.Frame, string) {
-	f, task, err := conformance.Events().Send(ctx, c, p)
+	f, task, err := conformance.Events(ctx).Send(ctx, c, p)
 	must.Succeed(err)
 	return f, task
 }
@@ -92,8 +92,8 @@ func pendingIn(c *conformance.Conn, task string, m match.M) []client.Frame {
 // hermesHalf runs the part of a spec that observes the Hermes side
 // through the driver's recorded calls; with triggers it is left out, and
 // the spec says so in its report.
-func hermesHalf(check func()) {
-	if conformance.Events().Source() == conformance.SourceDriver {
+func hermesHalf(ctx context.Context, check func()) {
+	if conformance.Events(ctx).Source() == conformance.SourceDriver {
 		check()
 		return
 	}

@@ -27,8 +27,8 @@ type heartbeatRun struct {
 
 // heartbeatBudget is how long a heartbeat probe may take: three missed
 // pongs plus slack.
-func heartbeatBudget() time.Duration {
-	p := conformance.Current().Profile
+func heartbeatBudget(ctx context.Context) time.Duration {
+	p := conformance.TargetOf(ctx).Profile
 	d := time.Duration(p.MissedPongs)*p.PingInterval + p.PongTimeout
 	return d + slack(d) + conformance.Wait()
 }
@@ -39,11 +39,11 @@ func heartbeatBudget() time.Duration {
 func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, stopAfter int, delay func(n int) time.Duration) error {
 	// Long enough for stopAfter pings too, when that is more than the
 	// misses that disconnect.
-	prof := conformance.Current().Profile
+	prof := conformance.TargetOf(ctx).Profile
 	pings := time.Duration(stopAfter)*prof.PingInterval + prof.PongTimeout
-	ctx, cancel := context.WithTimeout(ctx, max(heartbeatBudget(), pings+slack(pings)+conformance.Wait()))
+	ctx, cancel := context.WithTimeout(ctx, max(heartbeatBudget(ctx), pings+slack(pings)+conformance.Wait()))
 	defer cancel()
-	tok, err := conformance.Current().MintToken(ctx, 0)
+	tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, 
 		}
 		if n == stopAfter {
 			// Give the server the pong timeout to act on this ping.
-			pt := conformance.Current().Profile.PongTimeout
+			pt := conformance.TargetOf(ctx).Profile.PongTimeout
 			waitCtx, cancel := context.WithTimeout(ctx, pt+slack(pt))
 			defer cancel()
 			if ce, err := c.WaitClosed(waitCtx); err == nil {
@@ -102,7 +102,7 @@ var (
 	hbLateProbe = conformance.NewProbe("heartbeat: answered late", func(ctx context.Context, p *conformance.Probe) error {
 		// Pongs carry no ping id: a pong after the next ping would answer
 		// that one. Answer halfway between the deadline and the next ping.
-		prof := conformance.Current().Profile
+		prof := conformance.TargetOf(ctx).Profile
 		if prof.PingInterval-prof.PongTimeout < 400*time.Millisecond {
 			return errSkip("the profile leaves no room between the pong deadline and the next ping")
 		}
@@ -125,7 +125,7 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 
 	conformance.It("T-4", rules.MUST, "the server sends ping at the ping interval (25 s by the spec)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAliveProbe)
-		iv := profile().PingInterval
+		iv := profile(ctx).PingInterval
 		must.That(len(hbAlive.pings) >= 3, "want 3 pings, got %d (at %v after hello.ok)", len(hbAlive.pings), hbAlive.pings)
 		must.That(hbAlive.pings[0] <= iv+slack(iv), "the first ping came %v after hello.ok, the ping interval is %v", hbAlive.pings[0].Round(time.Millisecond), iv)
 		for i := 1; i < len(hbAlive.pings); i++ {
@@ -141,7 +141,7 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 
 	conformance.It("T-5", rules.MUST, "after 3 consecutive unanswered pings the server disconnects, not before", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbSilentProbe)
-		p := profile()
+		p := profile(ctx)
 		must.That(hbSilent.closed != nil, "still connected after %d unanswered pings", len(hbSilent.pings))
 		must.That(len(hbSilent.pings) >= p.MissedPongs, "disconnected after %d unanswered pings, before the %d-th", len(hbSilent.pings), p.MissedPongs)
 		limit := time.Duration(p.MissedPongs)*p.PingInterval + p.PongTimeout

@@ -37,7 +37,7 @@ var (
 	// hbAnsweredOnceProbe answers the first ping, then falls silent: a pong
 	// answers the ping it follows, not the pings after it.
 	hbAnsweredOnceProbe = conformance.NewProbe("heartbeat: first ping answered only", func(ctx context.Context, p *conformance.Probe) error {
-		misses := conformance.Current().Profile.MissedPongs
+		misses := conformance.TargetOf(ctx).Profile.MissedPongs
 		return runHeartbeat(ctx, p, &hbAnsweredOnce, misses+2, func(n int) time.Duration {
 			if n == 1 {
 				return 0
@@ -50,7 +50,7 @@ var (
 var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 	conformance.It("T-5", rules.MUST, "a client that answers the first ping and then falls silent is disconnected after 3 more unanswered pings", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAnsweredOnceProbe)
-		p := profile()
+		p := profile(ctx)
 		must.That(hbAnsweredOnce.closed != nil, "still connected after %d pings, only the first answered", len(hbAnsweredOnce.pings))
 		must.That(len(hbAnsweredOnce.pings) >= 1+p.MissedPongs, "disconnected after %d pings, the first answered: before %d unanswered ones", len(hbAnsweredOnce.pings), p.MissedPongs)
 		limit := time.Duration(1+p.MissedPongs)*p.PingInterval + p.PongTimeout
@@ -80,11 +80,11 @@ var (
 	// and credential (P-8) and waits for two pings there. T-4 and T-8 bind
 	// every connection, not only a new device's first one.
 	hbReturningProbe = conformance.NewProbe("heartbeat: returning device", func(ctx context.Context, p *conformance.Probe) error {
-		prof := conformance.Current().Profile
+		prof := conformance.TargetOf(ctx).Profile
 		ping := prof.PingInterval + slack(prof.PingInterval) + conformance.Wait()
 		ctx, cancel := context.WithTimeout(ctx, 3*ping+conformance.Wait())
 		defer cancel()
-		tok, err := conformance.Current().MintToken(ctx, 0)
+		tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
 		if err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ var (
 var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 	conformance.It("T-4", rules.MUST, "a paired device's later connection is pinged at the ping interval too", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbReturningProbe)
-		iv := profile().PingInterval
+		iv := profile(ctx).PingInterval
 		must.That(len(hbReturning.pings) == 2, "a reconnected device got %d pings (at %v after hello.ok), want 2 at the ping interval %v", len(hbReturning.pings), hbReturning.pings, iv)
 		must.That(hbReturning.pings[0] <= iv+slack(iv), "the first ping on a reconnected device came %v after hello.ok, the ping interval is %v", hbReturning.pings[0].Round(time.Millisecond), iv)
 		gap := hbReturning.pings[1] - hbReturning.pings[0]
@@ -162,7 +162,7 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 	// answers. A server that answers the resolve before Hermes has, or
 	// gives the call up early, passes: nothing then waits.
 	conformance.It("T-5", rules.MUST, "a device that answers every ping stays connected while its own approval.resolve waits on Hermes", func(ctx ginkgo.SpecContext) {
-		p := profile()
+		p := profile(ctx)
 		round := max(p.PingInterval, p.PongTimeout)
 		pings := p.MissedPongs + 1
 		held := time.Duration(pings)*round + slack(round) + conformance.Wait()

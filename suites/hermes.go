@@ -17,7 +17,7 @@ import (
 
 // Helpers that play the Hermes side through the driver API.
 
-func drv() *driver.Client { return target().Driver() }
+func drv(ctx context.Context) *driver.Client { return target(ctx).Driver() }
 
 // turn is one agent turn, driven by plugin hooks exactly as Hermes fires
 // them (hermes.md): pre_llm_call once, stream hooks per model call, tool
@@ -85,7 +85,7 @@ func fire(ctx context.Context, name string, base, kw map[string]any) {
 	for k, v := range kw {
 		base[k] = v
 	}
-	must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: name, Kwargs: base}), "hook %s", name)
+	must.Succeed(drv(ctx).Hook(ctx, driver.HookRequest{Name: name, Kwargs: base}), "hook %s", name)
 }
 
 // begin is pre_llm_call, fired once per turn before its first model call.
@@ -151,7 +151,7 @@ func (t turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
 // reply is the gateway's delivery of the turn's final reply through the
 // adapter's send(), with metadata notify=true.
 func (t turn) reply(ctx context.Context, text string) {
-	res, err := drv().Send(ctx, driver.SendRequest{ChatID: t.task, Content: text, Metadata: map[string]any{"notify": true}})
+	res, err := drv(ctx).Send(ctx, driver.SendRequest{ChatID: t.task, Content: text, Metadata: map[string]any{"notify": true}})
 	must.Succeed(err, "driver send of the final reply")
 	must.That(res.Success, "the adapter's send() of the final reply: want success, got %s", sendFailure(res))
 }
@@ -180,7 +180,7 @@ func (t turn) complete(ctx context.Context, text string) {
 // returns its unique title.
 func notify(ctx context.Context, chat string) string {
 	title := should.NewID("note-")
-	res, err := drv().Send(ctx, driver.SendRequest{ChatID: chat, Content: "text of " + title,
+	res, err := drv(ctx).Send(ctx, driver.SendRequest{ChatID: chat, Content: "text of " + title,
 		Metadata: map[string]any{"category": "result", "title": title, "source": "conformance", "requires_attention": true}})
 	must.Succeed(err, "driver send of notification %s", title)
 	must.That(res.Success, "the adapter's send() of notification %s: want success, got %s", title, sendFailure(res))
@@ -189,7 +189,7 @@ func notify(ctx context.Context, chat string) string {
 
 // calls returns the recorded Hermes calls named name for which keep is true.
 func calls(ctx context.Context, name string, keep func(driver.Call) bool) []driver.Call {
-	list, err := drv().Calls(ctx)
+	list, err := drv(ctx).Calls(ctx)
 	must.Succeed(err, "driver calls")
 	var out []driver.Call
 	for _, c := range list.Calls {
@@ -221,13 +221,13 @@ func eventuallyCalls(ctx context.Context, n int, name string, keep func(driver.C
 // seen what it needs, and defer it too: a spec that failed still frees
 // Hermes, and releasing twice is no error.
 func holdApprovalResolve(ctx context.Context, a conformance.Approval, d time.Duration) (release func() error) {
-	hold, err := drv().Hold(ctx, driver.HoldRequest{Call: "resolve_gateway_approval",
+	hold, err := drv(ctx).Hold(ctx, driver.HoldRequest{Call: "resolve_gateway_approval",
 		Args: map[string]any{"session_key": a.SessionKey}, TimeoutMS: d.Milliseconds()})
 	must.Succeed(err, "driver hold")
 	return func() error {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), conformance.Wait())
 		defer cancel()
-		return drv().Release(rctx, driver.ReleaseRequest(hold))
+		return drv(ctx).Release(rctx, driver.ReleaseRequest(hold))
 	}
 }
 

@@ -129,7 +129,7 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 	conformance.It("H-3", rules.MUST, "approval.required offers the choices the approval prompt narrowed to", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		no := false
-		res, err := drv().Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/" + should.NewID("x"), AllowPermanent: &no, AllowSession: &no})
+		res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/" + should.NewID("x"), AllowPermanent: &no, AllowSession: &no})
 		must.Succeed(err)
 		req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
 		var offered []string
@@ -151,7 +151,7 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 		c := must.Pair(ctx, "device")
 		for _, smart := range []bool{true, false} {
 			command, description := "rm -rf /tmp/"+should.NewID("x"), "recursive delete "+should.NewID("")
-			res, err := drv().Approval(ctx, driver.ApprovalRequest{Command: command, Description: description, SmartDenied: smart})
+			res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{Command: command, Description: description, SmartDenied: smart})
 			must.Succeed(err)
 			req := must.Decode[lmp.ApprovalRequired](must.Expect(ctx, c, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID))))
 			must.Equal("approval.required command", req.Command, command)
@@ -167,7 +167,7 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 	conformance.It("F-5", rules.MUST, "session.send with a task_id injects the message into that task's chat", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		title := "existing " + should.NewID("")
-		s, err := drv().Session(ctx, driver.SessionRequest{Title: title})
+		s, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: title})
 		must.Succeed(err)
 		task := ""
 		for id, row := range listTasks(ctx, c, manyRows, "") {

@@ -20,7 +20,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	conformance.It("I-1", rules.MUST, "a repeated session.send request_id is not executed again", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)
-		text := conformance.Events().Text("notifications", 1)
+		text := conformance.Events(ctx).Text("notifications", 1)
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
@@ -33,7 +33,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	conformance.It("I-1", rules.MUST, "a session.send repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		task := ownTask(ctx, a)
-		text := conformance.Events().Text("notifications", 1)
+		text := conformance.Events(ctx).Text("notifications", 1)
 		rid := should.NewID("rq-")
 		must.Request(ctx, a, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
 		got, seen := executions(ctx, a, task)
@@ -49,7 +49,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	conformance.It("I-1", rules.SHOULD, "session.send is acknowledged with the resulting task_id, and a repeat gets the same acknowledgement again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
-		text := conformance.Events().Text("notifications", 1)
+		text := conformance.Events(ctx).Text("notifications", 1)
 		first := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
 		second := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
 		var soft must.Soft
@@ -64,15 +64,15 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	conformance.It("I-1", rules.INFO, "the acknowledgement of session.send is an ack frame (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
-		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events().Text("notifications", 1), RequestID: rid}, rid)
+		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("notifications", 1), RequestID: rid}, rid)
 		must.Equal("type of the frame answering session.send", f.Type, lmp.TypeAck)
 	}, conformance.NeedsEvents)
 
 	conformance.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids, the newest included once the window is full", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)
-		text := conformance.Events().Text("notifications", 1)
-		n := profile().RequestIDWindow
+		text := conformance.Events(ctx).Text("notifications", 1)
+		n := profile(ctx).RequestIDWindow
 		prefix := should.NewID("w-")
 		// One request at a time: paced, so that no consumer of the shared
 		// server is flooded.
@@ -99,10 +99,10 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		second := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid}, rid)
 		must.Equal("the repeated approval.resolve's answer type (I-1, note 7: the earlier result)", second.Type, first.Type)
 		must.Equal("the repeated approval.resolve's answer (I-1, note 7: the earlier result)", string(second.Payload), string(first.Payload))
-		if conformance.Events().Source() != conformance.SourceDriver {
+		if conformance.Events(ctx).Source() != conformance.SourceDriver {
 			conformance.NotObserved("H-5,F-8", "without --driver-url what reached resolve_gateway_approval is not seen")
 		}
-		hermesHalf(func() {
+		hermesHalf(ctx, func() {
 			got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ID))
 			must.Equal("resolve_gateway_approval calls", len(got), 1)
 			must.Equal("the choice passed to resolve_gateway_approval", got[0].Args["choice"], lmp.ChoiceSession)
@@ -127,7 +127,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	conformance.It("I-2", rules.MUST, "resolving an approval that Hermes resolved on another surface returns error already_resolved", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res := newApproval(ctx, c, time.Minute)
-		must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
+		must.Succeed(drv(ctx).Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
 			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceOnce, "surface": "cli",
 		}}), "hook post_approval_response")
 		must.Expect(ctx, c, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
@@ -141,7 +141,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		a := must.Pair(ctx, "device A")
 		b := must.Pair(ctx, "device B")
 		rid := should.NewID("shared-")
-		text := conformance.Events().Text("notifications", 1)
+		text := conformance.Events(ctx).Text("notifications", 1)
 		_, ta := sendTrigger(ctx, a, lmp.SessionSend{Text: text, RequestID: rid})
 		_, tb := sendTrigger(ctx, b, lmp.SessionSend{Text: text, RequestID: rid})
 		must.That(tb != ta, "device B's request with device A's request_id got device A's result (task %s)", ta)
@@ -161,7 +161,7 @@ func ownTask(ctx context.Context, c *conformance.Conn) string {
 // task when nil), takes the notification from c, and returns its task:
 // what the server sent in that task before it has reached c.
 func oneNotification(ctx context.Context, c *conformance.Conn, task *string) string {
-	_, in := sendTrigger(ctx, c, lmp.SessionSend{TaskID: task, Text: conformance.Events().Text("notifications", 1)})
+	_, in := sendTrigger(ctx, c, lmp.SessionSend{TaskID: task, Text: conformance.Events(ctx).Text("notifications", 1)})
 	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(in)))
 	return in
 }
@@ -172,7 +172,7 @@ func oneNotification(ctx context.Context, c *conformance.Conn, task *string) str
 // executed twice produced two: Hermes takes a chat's messages in order, so
 // they all came before the run. seq is that of the run's terminal frame.
 func executions(ctx context.Context, c *conformance.Conn, task string) (n int, seq int64) {
-	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0)})
+	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0)})
 	started := must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted)))
 	end := must.Expect(ctx, c, match.Task(task).And(match.Terminal()))
 	for _, f := range pendingIn(c, task, match.Type(lmp.TypeNotification)) {

@@ -21,7 +21,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		taken := 0
 		for _, task := range []string{`\`, `\\`, `"`, `\"`} {
 			rid := should.NewID("rq-")
-			ans := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0), RequestID: rid}, rid)
+			ans := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0), RequestID: rid}, rid)
 			if ans.Type == lmp.TypeError {
 				continue // refused: a task the server does not know
 			}

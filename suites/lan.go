@@ -80,7 +80,7 @@ var _ = conformance.Section("§3 LAN deployments", "lan", func() {
 // not answer a TCP connection from here (a public name behind a proxy
 // elsewhere).
 func networkQR(ctx context.Context) (wsURL, token string) {
-	pr, err := target().MintToken(ctx, 0)
+	pr, err := target(ctx).MintToken(ctx, 0)
 	must.Succeed(err)
 	u, err := url.Parse(pr.URL)
 	must.Succeed(err, "the pairing JSON's url %q", pr.URL)
@@ -97,7 +97,7 @@ func networkQR(ctx context.Context) (wsURL, token string) {
 
 // lanBases returns the target's network addresses, or skips the spec.
 func lanBases(ctx context.Context) []conformance.LANBase {
-	bases, reason := target().LANBases(ctx)
+	bases, reason := target(ctx).LANBases(ctx)
 	if len(bases) == 0 {
 		ginkgo.Skip(reason)
 	}

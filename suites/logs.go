@@ -19,7 +19,7 @@ import (
 
 var _ = conformance.Section("§3 Security", "security", func() {
 	conformance.It("S-1", rules.MUST, "no token or credential the run has seen appears in the server log (pairing, reconnecting, refused hellos)", func(ctx ginkgo.SpecContext) {
-		path := target().ServerLog
+		path := target(ctx).ServerLog
 		if path == "" {
 			ginkgo.Skip(conformance.SkipNoServerLog)
 		}

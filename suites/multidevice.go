@@ -31,7 +31,7 @@ var approvalTimeout struct {
 // adapter no deadline, so the wait is the profile's approval timeout: a
 // probe, so that it overlaps with the other timers.
 var approvalTimeoutProbe = conformance.NewProbe("approval timeout", func(ctx context.Context, p *conformance.Probe) error {
-	t := conformance.Current()
+	t := conformance.TargetOf(ctx)
 	if !t.HasDriver() {
 		return errSkip(conformance.SkipNoDriver)
 	}
@@ -141,7 +141,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		for _, d := range devs {
 			must.Expect(ctx, d, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
 		}
-		if conformance.Events().Source() == conformance.SourceDriver {
+		if conformance.Events(ctx).Source() == conformance.SourceDriver {
 			got := calls(ctx, "resolve_gateway_approval", argIs("request_id", res.ID))
 			must.Equal("resolve_gateway_approval calls", len(got), 1)
 		} else {
@@ -178,7 +178,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		// in A's reader reads no pong meanwhile, and A would be dropped for
 		// a heartbeat this spec does not test (the T-5 spec "while its own
 		// approval.resolve waits on Hermes" does).
-		wait, cancel := context.WithTimeout(ctx, min(conformance.Wait(), profile().PingInterval))
+		wait, cancel := context.WithTimeout(ctx, min(conformance.Wait(), profile(ctx).PingInterval))
 		answerB, errB := b.Expect(wait, match.Request(ridB))
 		cancel()
 		answeredEarly := errB == nil
@@ -291,7 +291,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 			{"once", "cli", lmp.DecidedByLocal},
 		} {
 			res := newApproval(ctx, a, time.Minute)
-			must.Succeed(drv().Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
+			must.Succeed(drv(ctx).Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
 				"session_key": res.SessionKey, "request_id": res.ID, "choice": c.choice, "surface": c.surface,
 			}}), "hook post_approval_response")
 			for _, d := range []*conformance.Conn{a, b} {
@@ -306,7 +306,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 	conformance.It("M-3,F-1", rules.SHOULD, "an approval that times out is resolved with decided_by timeout on every device, at its deadline_ts (note 15)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, approvalTimeoutProbe)
 		var soft must.Soft
-		soft.That(approvalTimeout.late.Abs() <= 2*time.Second, "deadline_ts is %v off the configured %v approval timeout", approvalTimeout.late.Round(time.Millisecond), profile().ApprovalTimeout)
+		soft.That(approvalTimeout.late.Abs() <= 2*time.Second, "deadline_ts is %v off the configured %v approval timeout", approvalTimeout.late.Round(time.Millisecond), profile(ctx).ApprovalTimeout)
 		for _, r := range approvalTimeout.resolved {
 			soft.Equal("decided_by", r.DecidedBy, lmp.DecidedByTimeout)
 		}

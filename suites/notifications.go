@@ -40,7 +40,7 @@ var _ = conformance.Section("§4 Notifications", "notifications", func() {
 		for _, metadata := range []map[string]any{nil, {"category": lmp.CategoryDiagnostic}, {"category": lmp.CategoryResult}} {
 			chat := should.NewID("task_cf")
 			text := should.NewID("Cron job finished ") + "\n3 new issues.\n1 failing check."
-			res, err := drv().Send(ctx, driver.SendRequest{ChatID: chat, Content: text, Metadata: metadata})
+			res, err := drv(ctx).Send(ctx, driver.SendRequest{ChatID: chat, Content: text, Metadata: metadata})
 			must.Succeed(err, "driver send()")
 			must.That(res.Success, "driver send() failed: %+v", res)
 			f := must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(chat)))
@@ -62,7 +62,7 @@ var _ = conformance.Section("§4 Notifications", "notifications", func() {
 		chat := should.NewID("task_cf")
 		title := should.NewID("note-")
 		text := should.NewID("cron finished ")
-		res, err := drv().Send(ctx, driver.SendRequest{ChatID: chat, Content: text,
+		res, err := drv(ctx).Send(ctx, driver.SendRequest{ChatID: chat, Content: text,
 			Metadata: map[string]any{"category": "diagnostic", "title": title, "source": "cron", "requires_attention": true}})
 		must.Succeed(err, "driver send()")
 		must.That(res.Success, "driver send() failed: %+v", res)

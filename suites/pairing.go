@@ -27,7 +27,7 @@ import (
 // the suite.
 var pairTTLProbe = conformance.NewProbe("token TTL", func(ctx context.Context, p *conformance.Probe) error {
 	const ttl = 2 * time.Second
-	t := conformance.Current()
+	t := conformance.TargetOf(ctx)
 	if t.PairURL == "" {
 		return errSkip("needs --pair-url to request a short TTL")
 	}
@@ -84,7 +84,7 @@ func awaitProbe(ctx context.Context, p *conformance.Probe) {
 
 var _ = conformance.Section("§3 Pairing", "pairing", func() {
 	conformance.It("P-1,P-2", rules.MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {
-		t := target()
+		t := target(ctx)
 		pr, err := t.MintToken(ctx, 0)
 		must.Succeed(err)
 		must.Equal("pairing JSON v", pr.V, 1)
@@ -103,7 +103,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 	})
 
 	conformance.It("P-1", rules.SHOULD, "the pairing endpoint refuses requests carrying forwarding headers (note 13)", func(ctx ginkgo.SpecContext) {
-		if target().PairURL == "" {
+		if target(ctx).PairURL == "" {
 			ginkgo.Skip("needs --pair-url")
 		}
 		var soft must.Soft
@@ -235,13 +235,13 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 
 	conformance.It("P-5", rules.MUST, "a token's default TTL is the server's profile TTL (300 s by the spec)", func(ctx ginkgo.SpecContext) {
 		before := time.Now()
-		pr, err := target().MintToken(ctx, 0)
+		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
 		if pr.ExpiresAt == 0 {
 			ginkgo.Skip("the pairing answer carries no expires_at")
 		}
 		got := lmp.TimeOf(pr.ExpiresAt).Sub(before)
-		want := profile().PairTTL
+		want := profile(ctx).PairTTL
 		d := got - want
 		must.That(d.Abs() <= slack(want)+5*time.Second, "a token minted without a TTL expires after %v, want %v", got.Round(time.Second), want)
 	})
@@ -257,7 +257,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 	})
 
 	conformance.It("P-2", rules.MUST, "a pairing JSON whose url is ws:// has an empty fp: a connection without TLS has no certificate to fingerprint", func(ctx ginkgo.SpecContext) {
-		pr, err := target().MintToken(ctx, 0)
+		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
 		if !strings.HasPrefix(pr.URL, "ws://") {
 			ginkgo.Skip(fmt.Sprintf("the pairing JSON's url %s is not ws://", pr.URL))
@@ -283,13 +283,13 @@ var wsURL = regexp.MustCompile(`^wss?://`)
 
 // postPair POSTs to the pairing URL and returns the decoded JSON answer.
 func postPair(ctx context.Context, h http.Header) map[string]any {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target().PairURL, bytes.NewReader([]byte("{}")))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target(ctx).PairURL, bytes.NewReader([]byte("{}")))
 	must.Succeed(err)
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	resp, err := target().HTTPClient.Do(req)
+	resp, err := target(ctx).HTTPClient.Do(req)
 	must.Succeed(err)
 	defer resp.Body.Close()
 	var m map[string]any
@@ -303,12 +303,12 @@ func postPair(ctx context.Context, h http.Header) map[string]any {
 // pairStatus POSTs to the pairing URL with extra headers and returns the
 // status code; a minted token is discarded unused.
 func pairStatus(ctx context.Context, h http.Header) int {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target().PairURL, bytes.NewReader([]byte("{}")))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target(ctx).PairURL, bytes.NewReader([]byte("{}")))
 	must.Succeed(err)
 	for k, v := range h {
 		req.Header[k] = v
 	}
-	resp, err := target().HTTPClient.Do(req)
+	resp, err := target(ctx).HTTPClient.Do(req)
 	must.Succeed(err)
 	resp.Body.Close()
 	return resp.StatusCode

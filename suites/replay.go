@@ -75,7 +75,7 @@ var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
 		must.Succeed(a.CloseNow())
 		last := f[0].Seq
 		b := must.Connect(ctx, "device reconnected", a.Device, &last)
-		must.That(!b.HelloOK.Truncated, "a gap of %d events within a window of %d: hello.ok says truncated", batch.N-1, profile().ReplayWindow)
+		must.That(!b.HelloOK.Truncated, "a gap of %d events within a window of %d: hello.ok says truncated", batch.N-1, profile(ctx).ReplayWindow)
 	}, conformance.NeedsEvents)
 
 	// The whole stream after a reconnect, frame by frame: a spec that waits

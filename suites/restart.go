@@ -39,7 +39,7 @@ var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func
 		what := map[conformance.Stop]string{conformance.Graceful: "a clean restart", conformance.Kill: "a kill -9"}[how]
 
 		conformance.It("E-2", rules.MUST, "seq never goes back or repeats for a device across "+what, func(ctx ginkgo.SpecContext) {
-			conformance.RequireStop(how)
+			conformance.RequireStop(ctx, how)
 			a := must.Pair(ctx, "device")
 			seen := takeBatch(ctx, a, notifications(ctx, a, 3))
 			high := highestSeq(a, seen)
@@ -54,7 +54,7 @@ var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func
 		}, conformance.NeedsEvents, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 
 		conformance.It("P-8", rules.MUST, "paired devices still authenticate after "+what, func(ctx ginkgo.SpecContext) {
-			conformance.RequireStop(how)
+			conformance.RequireStop(ctx, how)
 			online := must.Pair(ctx, "device online during the "+string(how))
 			offline := must.Pair(ctx, "device offline during the "+string(how))
 			must.Succeed(offline.CloseNow())
@@ -66,7 +66,7 @@ var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func
 		}, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 
 		conformance.It("E-5,E-6,E-7", rules.MUST, "after "+what+", a gap is re-sent exactly, or answered with truncated: true when it cannot be (note 4)", func(ctx ginkgo.SpecContext) {
-			conformance.RequireStop(how)
+			conformance.RequireStop(ctx, how)
 			// The device under test is paired after another device has had
 			// events, as a second phone is: a server that numbers each
 			// device's events from its pairing must still know where that

@@ -55,7 +55,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	// be required to add up to the text (Hermes drops hook payloads).
 	conformance.It("H-1,F-1", rules.MUST, "a reply run streams run.delta of kind text or reasoning carrying text, and completes with text when it streamed text", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		r, err := conformance.Events().Reply(ctx, c)
+		r, err := conformance.Events(ctx).Reply(ctx, c)
 		must.Succeed(err, "start a reply run")
 		frames := runFramesOf(ctx, c, r.Task)
 		var deltas, streamed int
@@ -95,7 +95,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	// that leaves a field out says nothing, and is not checked here.
 	conformance.It("F-1,E-1", rules.MUST, "the run_id and task_id of a payload name the run and task of its envelope: a run's frames and its approval.required", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events().Text("approval", 0)})
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("approval", 0)})
 		var req client.Frame
 		for req.Type != lmp.TypeApprovalRequired {
 			req = must.Expect(ctx, c, match.Task(task).And(match.Durable()))
@@ -141,7 +141,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	// left no call open. In band, so that any server's tool run shows it.
 	conformance.It("H-2,F-3", rules.MUST, "the tool calls of a tool run asked for in band pair: each run.tool_finished has an open run.tool_started of its iteration and index, with its tool and call_id, and a completed run leaves none open", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		src := conformance.Events()
+		src := conformance.Events(ctx)
 		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: src.Text("tool_run", 0)})
 		fs := runFramesOf(ctx, c, task)
 		var open []lmp.RunToolStarted
@@ -193,7 +193,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-4", rules.MUST, "a run that ends with an error sends run.failed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		r, err := conformance.Events().FailingRun(ctx, c)
+		r, err := conformance.Events(ctx).FailingRun(ctx, c)
 		must.Succeed(err, "start a failing run")
 		f := must.Expect(ctx, c, match.Task(r.Task).And(match.Type(lmp.TypeRunFailed)))
 		must.That(must.Decode[lmp.RunFailed](f).Error != "", "run.failed carries an empty error: %s", c.Describe(f))
@@ -218,7 +218,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		text := conformance.Events().Text("reply", 0)
+		text := conformance.Events(ctx).Text("reply", 0)
 		rid := should.NewID("rq-")
 		f := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
 		must.That(f.Type != lmp.TypeError, "session.send was refused: %s", c.Describe(f))
@@ -236,7 +236,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		c := must.Pair(ctx, "device")
 		first := replyRun(ctx, c)
 		task := first.TaskID
-		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("reply", 0)})
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0)})
 		// A server that ignored task_id would start the run in another
 		// task, and this wait would fail.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
@@ -249,7 +249,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	conformance.It("F-5", rules.MUST, "session.send without task_id opens a task of its own: another task's run streams on", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		long := startLongRun(ctx, c)
-		r, err := conformance.Events().Reply(ctx, c)
+		r, err := conformance.Events(ctx).Reply(ctx, c)
 		must.Succeed(err, "start a reply run")
 		must.That(r.Task != long.Task, "session.send without task_id went into task %s, which already has run %s", r.Task, long.Started.RunID)
 		// The reply run's end comes after Hermes took its message.
@@ -267,11 +267,11 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		c := must.Pair(ctx, "device")
 		long := startLongRun(ctx, c)
 		task := long.Task
-		text := conformance.Events().Text("reply", 0)
+		text := conformance.Events(ctx).Text("reply", 0)
 		rid := should.NewID("rq-")
 		f := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
 		must.That(f.Type != lmp.TypeError, "session.send into task %s, whose run %s is streaming, was refused: %s", task, long.Started.RunID, c.Describe(f))
-		hermesHalf(func() {
+		hermesHalf(ctx, func() {
 			eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
 				ev, _ := call.Args["event"].(map[string]any)
 				src, _ := ev["source"].(map[string]any)
@@ -286,7 +286,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		c := must.Pair(ctx, "device")
 		r := startLongRun(ctx, c)
 		must.Send(ctx, c, lmp.RunCancel{RunID: r.Started.RunID})
-		hermesHalf(func() { eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", r.Task)) })
+		hermesHalf(ctx, func() { eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", r.Task)) })
 		must.Expect(ctx, c, match.Run(r.Started.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
@@ -301,11 +301,11 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 
 	conformance.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		driverSide := conformance.Events().Source() == conformance.SourceDriver
+		driverSide := conformance.Events(ctx).Source() == conformance.SourceDriver
 		// A run that ended by itself, then a long run in the same task.
 		run1 := replyRun(ctx, c)
 		task := run1.TaskID
-		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events().Text("long_run", 0)})
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("long_run", 0)})
 		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
 		stops := func() int { return len(calls(ctx, "handle_message", withText(stopCommand))) }
 		before := 0
@@ -316,7 +316,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		// The pong follows the cancel: the server has handled it.
 		must.Send(ctx, c, lmp.Ping{})
 		streamsOn(ctx, c, run2.RunID, match.Type(lmp.TypePong), "after run.cancel of ended run "+run1.RunID)
-		hermesHalf(func() {
+		hermesHalf(ctx, func() {
 			after := stops()
 			must.That(after == before, "cancelling ended run %s sent Hermes %s (run %s is the task's current one): %d such message(s), %d before", run1.RunID, stopCommand, run2.RunID, after, before)
 		})
@@ -343,10 +343,10 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		r := startLongRun(ctx, c)
 		st := r.Started
 		must.Send(ctx, c, lmp.RunPause{RunID: st.RunID})
-		hermesHalf(func() { eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", r.Task)) })
+		hermesHalf(ctx, func() { eventuallyCalls(ctx, 1, "interrupt_session_activity", argIs("chat_id", r.Task)) })
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
 		must.Send(ctx, c, lmp.RunResume{RunID: st.RunID})
-		hermesHalf(func() {
+		hermesHalf(ctx, func() {
 			got := eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {
 				ev, _ := call.Args["event"].(map[string]any)
 				src, _ := ev["source"].(map[string]any)
@@ -371,7 +371,7 @@ const stopCommand = "/stop"
 // replyRun has the event source play a reply run in a new task and takes
 // its frames from c, up to its end; it returns its run.started.
 func replyRun(ctx ginkgo.SpecContext, c *conformance.Conn) lmp.RunStarted {
-	r, err := conformance.Events().Reply(ctx, c)
+	r, err := conformance.Events(ctx).Reply(ctx, c)
 	must.Succeed(err, "start a reply run")
 	frames := runFramesOf(ctx, c, r.Task)
 	must.That(frames[0].Type == lmp.TypeRunStarted, "the reply run in task %s began with %s, not run.started", r.Task, c.Describe(frames[0]))
@@ -438,7 +438,7 @@ func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunT
 // late delta and a second end.
 func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []client.Frame) {
 	var task string
-	if conformance.Events().Source() == conformance.SourceDriver {
+	if conformance.Events(ctx).Source() == conformance.SourceDriver {
 		t := newTurn(ctx, c)
 		t.start(ctx)
 		t.end(ctx, "", "boom")
@@ -447,12 +447,12 @@ func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []cl
 		t.end(ctx, "late", nil)
 		task = t.task
 	} else {
-		r, err := conformance.Events().FailingRun(ctx, c)
+		r, err := conformance.Events(ctx).FailingRun(ctx, c)
 		must.Succeed(err, "start a failing run")
 		task = r.Task
 	}
 	failed := must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunFailed)))
-	if conformance.Events().Source() == conformance.SourceDriver {
+	if conformance.Events(ctx).Source() == conformance.SourceDriver {
 		// A marker in the run's own task, after its late hooks.
 		must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", notify(ctx, task))))
 	} else {

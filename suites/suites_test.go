@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	target := startServer(ctx, t)
-	if err := conformance.Configure(target); err != nil {
+	if err := conformance.Declare(target); err != nil {
 		t.Fatal(err)
 	}
 	sc, rc := ginkgo.GinkgoConfiguration()

@@ -40,9 +40,9 @@ func listTasks(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFil
 // storeSessions adds a live and an ended session to Hermes' session store
 // through the driver and returns their task IDs.
 func storeSessions(ctx ginkgo.SpecContext) (live, ended string) {
-	l, err := drv().Session(ctx, driver.SessionRequest{Title: "live " + should.NewID(""), Preview: "hi"})
+	l, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: "live " + should.NewID(""), Preview: "hi"})
 	must.Succeed(err, "driver session")
-	e, err := drv().Session(ctx, driver.SessionRequest{Title: "ended " + should.NewID(""), Ended: true})
+	e, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: "ended " + should.NewID(""), Ended: true})
 	must.Succeed(err, "driver session")
 	return l.TaskID, e.TaskID
 }
@@ -60,7 +60,7 @@ type taskInState struct {
 // state (note 21 leaves its words open). The spec defers stop, which
 // cancels the run that goes on.
 func tasksInStates(ctx ginkgo.SpecContext, c *conformance.Conn) (own []taskInState, stop func()) {
-	ev := conformance.Events()
+	ev := conformance.Events(ctx)
 	done, err := ev.Reply(ctx, c)
 	must.Succeed(err, "start a reply run")
 	must.Expect(ctx, c, match.Task(done.Task).And(match.Terminal()))

@@ -77,9 +77,9 @@ func checkTimestamps(frames []client.Frame) {
 
 var _ = conformance.Section("§1 Transport", "transport", func() {
 	conformance.It("T-2", rules.MUST, "GET /health answers 200 itself, not through a redirect", func(ctx ginkgo.SpecContext) {
-		u, err := target().HealthURL()
+		u, err := target(ctx).HealthURL()
 		must.Succeed(err)
-		hc := *target().HTTPClient
+		hc := *target(ctx).HTTPClient
 		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		must.Succeed(err)
@@ -107,7 +107,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 	conformance.It("T-7", rules.MUST, "every timestamp of every frame is float epoch seconds: envelope ts, server_time, started_at, deadline_ts, task rows", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		// A run (run.started, its deltas, its end), in a task of its own.
-		r, err := conformance.Events().Reply(ctx, c)
+		r, err := conformance.Events(ctx).Reply(ctx, c)
 		must.Succeed(err, "start a reply run")
 		frames := runFramesOf(ctx, c, r.Task)
 		// A notification, an approval, the task rows (the run's task among them).

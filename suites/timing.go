@@ -15,10 +15,10 @@ var _ = conformance.Section("Timing profile", "timing", func() {
 	// point. A test profile deviates on purpose, so a deviation only skips
 	// the spec unless --strict asks for the spec's timings.
 	conformance.It("T-4,T-5,S-4,P-5,E-5,I-1", rules.MUST, "the timing profile equals the spec's defaults (25 s / 10 s / 300 s / 512 / 256); a deviation fails only under --strict", func(ctx ginkgo.SpecContext) {
-		p := profile()
+		p := profile(ctx)
 		ginkgo.AddReportEntry("timing profile", p.String())
 		dev := p.Deviations()
-		if len(dev) > 0 && !target().Strict {
+		if len(dev) > 0 && !target(ctx).Strict {
 			ginkgo.Skip(conformance.SkipTimingsDeviate + strings.Join(dev, "; "))
 		}
 		must.That(len(dev) == 0, "the server's timings deviate from the spec:\n  %s", strings.Join(dev, "\n  "))

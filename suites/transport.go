@@ -28,7 +28,7 @@ import (
 
 var _ = conformance.Section("§1 Transport", "transport", func() {
 	conformance.It("T-2", rules.MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
-		u, err := target().HealthURL()
+		u, err := target(ctx).HealthURL()
 		must.Succeed(err)
 		resp, err := getHealth(ctx, u)
 		must.Succeed(err, "GET %s", u)
@@ -118,12 +118,12 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 	// §3.4), and RFC 6455 §3 makes it part of the resource name a client
 	// may send. A server may ignore the parameters, not refuse the upgrade.
 	conformance.It("T-1", rules.MUST, "the WebSocket at /ws is served when its URL carries a query string: the path is still /ws", func(ctx ginkgo.SpecContext) {
-		u, err := url.Parse(target().WSURL)
-		must.Succeed(err, "parse %s", target().WSURL)
+		u, err := url.Parse(target(ctx).WSURL)
+		must.Succeed(err, "parse %s", target(ctx).WSURL)
 		q := u.Query()
 		q.Set("client", "lmp-check")
 		u.RawQuery = q.Encode()
-		raw, err := client.Dial(ctx, u.String(), target().DialOptions())
+		raw, err := client.Dial(ctx, u.String(), target(ctx).DialOptions())
 		must.Succeed(err, "dial %s", u)
 		c := &conformance.Conn{Conn: raw, Name: "device, query string"}
 		defer c.CloseNow()
@@ -136,18 +136,18 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		// redirect of the upgrade request (to /ws/, say): T-1 puts the
 		// WebSocket at /ws.
 		hc := http.Client{}
-		if t := target().HTTPClient; t != nil {
+		if t := target(ctx).HTTPClient; t != nil {
 			hc = *t
 		}
 		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-		opts := *target().DialOptions()
+		opts := *target(ctx).DialOptions()
 		opts.HTTPClient = &hc
-		raw, err := client.Dial(ctx, target().WSURL, &opts)
-		must.Succeed(err, "dial %s without following redirects", target().WSURL)
+		raw, err := client.Dial(ctx, target(ctx).WSURL, &opts)
+		must.Succeed(err, "dial %s without following redirects", target(ctx).WSURL)
 		c := &conformance.Conn{Conn: raw, Name: "device, no redirects"}
 		defer c.CloseNow()
 		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
-		must.Succeed(err, "pair at %s without following redirects", target().WSURL)
+		must.Succeed(err, "pair at %s without following redirects", target(ctx).WSURL)
 	})
 })
 
@@ -183,14 +183,14 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		// lmp-v1.md §3: it forwards the upgrade with X-Forwarded-For,
 		// -Host and -Proto. The token is minted directly (the pairing
 		// endpoint is loopback only); the WebSocket goes through the proxy.
-		u, err := url.Parse(target().WSURL)
+		u, err := url.Parse(target(ctx).WSURL)
 		must.Succeed(err)
 		backend := &url.URL{Scheme: "http", Host: u.Host}
 		if u.Scheme == "wss" {
 			backend.Scheme = "https"
 		}
 		var transport http.RoundTripper
-		if hc := target().HTTPClient; hc != nil {
+		if hc := target(ctx).HTTPClient; hc != nil {
 			transport = hc.Transport
 		}
 		proxy := &httputil.ReverseProxy{
@@ -205,8 +205,8 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		srv := &http.Server{Handler: proxy, ReadHeaderTimeout: conformance.Wait()}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
-		raw, err := client.Dial(ctx, "ws://"+ln.Addr().String()+lmp.PathWebSocket, target().DialOptions())
-		must.Succeed(err, "WebSocket upgrade through a reverse proxy to %s", target().WSURL)
+		raw, err := client.Dial(ctx, "ws://"+ln.Addr().String()+lmp.PathWebSocket, target(ctx).DialOptions())
+		must.Succeed(err, "WebSocket upgrade through a reverse proxy to %s", target(ctx).WSURL)
 		c := &conformance.Conn{Conn: raw, Name: "device through a proxy"}
 		defer c.CloseNow()
 		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
@@ -222,7 +222,7 @@ func getHealth(ctx context.Context, u string) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return target().HTTPClient.Do(req)
+	return target(ctx).HTTPClient.Do(req)
 }
 
 // requireHealthy fails the spec unless resp, the answer to GET u, is HTTP

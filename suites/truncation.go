@@ -16,12 +16,12 @@ var _ = conformance.Section("§2 Truncation", "truncation", func() {
 	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true in hello.ok, and the connection serves the task.list the app then fetches", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		start := a.HelloSeq
-		n := profile().ReplayWindow + 40
+		n := profile(ctx).ReplayWindow + 40
 		batch := notifications(ctx, a, n)
 		takeBatch(ctx, a, batch)
 		must.Succeed(a.CloseNow())
 		b := must.Connect(ctx, "device reconnected", a.Device, &start)
-		must.That(b.HelloOK.Truncated, "a gap of %d events with a window of %d: hello.ok does not say truncated", n, profile().ReplayWindow)
+		must.That(b.HelloOK.Truncated, "a gap of %d events with a window of %d: hello.ok does not say truncated", n, profile(ctx).ReplayWindow)
 		// The app then re-fetches task.list (E-6), on this connection.
 		rid := should.NewID("tr-")
 		must.Request(ctx, b, lmp.TaskList{RequestID: rid}, rid)

@@ -129,7 +129,7 @@ var _ = conformance.Section("§2 Truncation", "truncation", func() {
 	// the durable events the device got.
 	conformance.It("E-5,E-6,E-7", rules.MUST, "gaps of 0, window-1 and window events are replayed in full without truncated; a gap of window+1 is truncated", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
-		w := profile().ReplayWindow
+		w := profile(ctx).ReplayWindow
 		log := readThrough(ctx, a, notifications(ctx, a, w+2))
 		must.Succeed(a.CloseNow())
 		for _, gap := range []int{0, w - 1, w} {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/fuzz/campaign"
 	"github.com/loomi-lmp/lmpkit/internal/tty"
+	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -84,7 +85,7 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		defer os.RemoveAll(dir)
-		inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: dir, ApprovalTimeout: 2 * time.Second})
+		inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: dir, Profile: lmp.Profile{ApprovalTimeout: 2 * time.Second}})
 		if err != nil {
 			fmt.Fprintf(stderr, "lmp-check fuzz: start the in-process server: %v\n", err)
 			return 2

@@ -41,9 +41,8 @@ func startLogServer(t *testing.T, leaking bool) logServer {
 	t.Cleanup(func() { f.Close() }) // after the server's Close
 	inst, err := reference.Start(context.Background(), reference.Options{
 		Addr: "127.0.0.1:0", DataDir: filepath.Join(dir, "data"),
-		PingInterval: check.ShortProfile.PingInterval, PongTimeout: check.ShortProfile.PongTimeout,
-		AuthTimeout: check.ShortProfile.AuthTimeout, ApprovalTimeout: check.ShortProfile.ApprovalTimeout,
-		Logger: slog.New(slog.NewTextHandler(f, nil)),
+		Profile: reference.ShortProfile,
+		Logger:  slog.New(slog.NewTextHandler(f, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

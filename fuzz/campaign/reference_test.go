@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/fuzz/campaign"
+	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -15,7 +16,7 @@ func startReference(t testing.TB) *reference.Instance {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), ApprovalTimeout: 2 * time.Second})
+	inst, err := reference.Start(ctx, reference.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir(), Profile: lmp.Profile{ApprovalTimeout: 2 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -193,8 +193,8 @@ func (t *Target) inProcessRestart(how Stop) func(context.Context) error {
 // way to. Every connection to the server ends: the probes are awaited
 // first.
 func Restart(ctx context.Context, how Stop) error {
-	t := Current()
-	RequireStop(how)
+	t := TargetOf(ctx)
+	RequireStop(ctx, how)
 	flag, command := t.stopCommand(how)
 	AwaitProbes(ctx)
 	start := time.Now()
@@ -215,8 +215,8 @@ func Restart(ctx context.Context, how Stop) error {
 
 // RequireStop skips the running spec when the target has no way to stop
 // the server as how says: a spec calls it before it does anything.
-func RequireStop(how Stop) {
-	t := Current()
+func RequireStop(ctx context.Context, how Stop) {
+	t := TargetOf(ctx)
 	if flag, command := t.stopCommand(how); command == "" && t.inProcessRestart(how) == nil {
 		ginkgo.Skip("needs " + flag)
 	}

@@ -58,13 +58,13 @@ func ValidateFrame(f client.Frame) error {
 
 // Dial opens a tracked connection to the target without authenticating.
 func Dial(ctx context.Context, name string, opts *client.Options) (*Conn, error) {
-	return DialAt(ctx, name, Current().WSURL, opts)
+	return DialAt(ctx, name, TargetOf(ctx).WSURL, opts)
 }
 
 // DialAt is Dial to another URL of the target, such as one of its
 // LANBases: the connection is tracked and validated like Dial's.
 func DialAt(ctx context.Context, name, wsURL string, opts *client.Options) (*Conn, error) {
-	t := Current()
+	t := TargetOf(ctx)
 	if opts == nil {
 		opts = t.DialOptions()
 	} else if opts.HTTPClient == nil {

@@ -77,8 +77,8 @@ func (t *Target) EventSource() Source {
 // records which one it is. Specs labelled NeedsDriver, and DriverFirst
 // specs when there is a driver, get the driver; the others get
 // Target.EventSource.
-func Events() *EventSource {
-	t := Current()
+func Events(ctx context.Context) *EventSource {
+	t := TargetOf(ctx)
 	src := t.EventSource()
 	specMu.Lock()
 	if specSource == SourceDriver {

@@ -48,19 +48,19 @@ func NewProbe(name string, run func(ctx context.Context, p *Probe) error) *Probe
 	return p
 }
 
-// StartProbes starts every registered probe, when the run's label filter
-// selects a timer spec (a probe not started here starts when its spec
-// awaits it); the suites call it from BeforeSuite.
-func StartProbes() {
-	if sc, _ := ginkgo.GinkgoConfiguration(); !selectsTimerSpec(sc.LabelFilter) {
-		return
-	}
+// StartProbes starts every registered probe against t, when the run's
+// label filter selects a timer spec (a probe not started here starts when
+// its spec awaits it); Declare runs it in BeforeSuite.
+func StartProbes(t *Target) {
 	probesMu.Lock()
 	if probesCtx == nil {
-		probesCtx, probesCancel = context.WithCancel(context.Background())
+		probesCtx, probesCancel = context.WithCancel(WithTarget(context.Background(), t))
 	}
 	list := append([]*Probe(nil), probes...)
 	probesMu.Unlock()
+	if sc, _ := ginkgo.GinkgoConfiguration(); !selectsTimerSpec(sc.LabelFilter) {
+		return
+	}
 	for _, p := range list {
 		p.start()
 	}
@@ -93,7 +93,8 @@ func (p *Probe) start() {
 		p.mu.Unlock()
 		probesMu.Lock()
 		if probesCtx == nil {
-			probesCtx, probesCancel = context.WithCancel(context.Background())
+			probesMu.Unlock()
+			panic("conformance: a probe started before StartProbes (Declare runs it before the suite)")
 		}
 		ctx := probesCtx
 		probesWG.Add(1)
@@ -148,7 +149,7 @@ func (p *Probe) Notef(format string, args ...any) {
 // Dial opens a connection owned by the probe: it is not closed when a spec
 // ends, and its transcript goes to the spec that awaits the probe.
 func (p *Probe) Dial(ctx context.Context, opts *client.Options) (*Conn, error) {
-	t := Current()
+	t := TargetOf(ctx)
 	o := t.DialOptions()
 	if opts != nil {
 		o2 := *opts

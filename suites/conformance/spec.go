@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -50,17 +52,65 @@ var Timer = ginkgo.Label(LabelTimer)
 // (Target.ServerLog); they skip themselves with SkipNoServerLog without it.
 var ReadsServerLog = ginkgo.Label(LabelServerLog)
 
-// Section declares one container per spec section (h2spec style: one file
-// per section). Every spec in it gets the section's label, and its
-// connections are checked and closed when the spec ends.
+// Section registers one container per spec section (h2spec style: one
+// file per section), declared by Declare once the target is known. Every
+// spec in it gets the section's label, and its connections are checked and
+// closed when the spec ends.
 func Section(title, label string, body func()) bool {
-	return ginkgo.Describe(title, ginkgo.Label("section:"+label), func() {
-		ginkgo.AfterEach(finishSpec)
-		sectionLabel = "section:" + label
-		body()
-		sectionLabel = ""
-	})
+	declareMu.Lock()
+	defer declareMu.Unlock()
+	sections = append(sections, section{title, label, body})
+	return true
 }
+
+type section struct {
+	title, label string
+	body         func()
+}
+
+// Declare builds the spec tree for the target t: every registered
+// section's container, the probes' start and stop around the suite, and in
+// each spec t, which its body reaches through its context (TargetOf). Call
+// it once, before ginkgo.RunSpecs; a nil t declares the tree for a preview
+// (ginkgo.PreviewSpecs), whose spec bodies never run. Declaring again for
+// the same target does nothing.
+func Declare(t *Target) error {
+	declareMu.Lock()
+	defer declareMu.Unlock()
+	if t != nil {
+		if err := t.ready(); err != nil {
+			return err
+		}
+	}
+	if declared {
+		if declaredFor != t {
+			return errors.New("conformance: the spec tree is declared once per process, for one target")
+		}
+		return nil
+	}
+	declared, declaredFor = true, t
+	// All probes start together when the suite starts, so that timer-bound
+	// specs overlap in time. The specs that restart the server or produce
+	// bursts of hundreds of events wait for them first (AwaitProbes).
+	ginkgo.BeforeSuite(func() { StartProbes(t) })
+	ginkgo.AfterSuite(StopProbes)
+	for _, s := range sections {
+		ginkgo.Describe(s.title, ginkgo.Label("section:"+s.label), func() {
+			ginkgo.AfterEach(finishSpec)
+			declaring, sectionLabel = t, "section:"+s.label
+			s.body()
+			declaring, sectionLabel = nil, ""
+		})
+	}
+	return nil
+}
+
+var (
+	declareMu   sync.Mutex
+	sections    []section
+	declared    bool
+	declaredFor *Target
+)
 
 // It declares one spec. ids names the rule(s) it checks, separated by
 // commas ("P-4" or "P-4,P-6"); level is how strongly they bind; text is
@@ -101,31 +151,44 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	if timer {
 		timerSpecLabels = append(timerSpecLabels, all)
 	}
+	t := declaring
 	wrapped := func(ctx ginkgo.SpecContext) {
+		if t == nil {
+			ginkgo.Fail("conformance: the tree was declared for a preview, not for a run (Declare(nil))")
+		}
 		switch {
-		case needsDriver && !Current().HasDriver():
+		case needsDriver && !t.HasDriver():
 			ginkgo.Skip(SkipNoDriver)
-		case needsDriver, driverFirst && Current().HasDriver():
+		case needsDriver, driverFirst && t.HasDriver():
 			recordSource(SourceDriver)
-		case needsEvents && Current().EventSource() == SourceNone:
+		case needsEvents && t.EventSource() == SourceNone:
 			ginkgo.Skip(SkipNoEvents)
 		}
 		if observesNothing {
 			NotObserved(ids, "the spec reports what the target declares; other specs observe the rule")
 		}
-		body(ctx)
+		body(specContext{ctx, WithTarget(ctx, t)})
 	}
 	args = append(args, wrapped)
 	return ginkgo.It("["+strings.Join(ruleIDs, ",")+"] "+text, args...)
 }
 
-// The tree is built in one goroutine before the suite runs: the section
-// being declared, and the labels of every timer spec (StartProbes reads
-// them to learn whether the selection holds one).
+// The tree is built in one goroutine before the suite runs: the target and
+// section being declared, and the labels of every timer spec (StartProbes
+// reads them to learn whether the selection holds one).
 var (
+	declaring       *Target
 	sectionLabel    string
 	timerSpecLabels [][]string
 )
+
+// specContext is a spec's ginkgo.SpecContext that also carries its target.
+type specContext struct {
+	ginkgo.SpecContext
+	values context.Context // the SpecContext with the target added
+}
+
+func (c specContext) Value(key any) any { return c.values.Value(key) }
 
 func splitIDs(ids string) []string {
 	return strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' })

@@ -23,7 +23,6 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
@@ -77,8 +76,12 @@ type Target struct {
 	// HTTPClient carries TLS settings for https/wss; nil means
 	// http.DefaultClient.
 	HTTPClient *http.Client
-	// Profile is the server's timing profile.
-	Profile Profile
+	// Profile is the server's timings and windows; zero fields take the
+	// spec's defaults.
+	Profile lmp.Profile
+	// ProfileSource says where Profile came from: ProfileFromSpec,
+	// ProfileFromDriver or ProfileFromFlags.
+	ProfileSource string
 	// ServerLog is the path of the server's log file, read (never
 	// written) by the S-1 spec to look for the secrets the run has seen.
 	// Empty skips that spec.
@@ -88,110 +91,54 @@ type Target struct {
 	Strict bool
 }
 
-// Profile is the timing profile the specs derive their waits from.
-type Profile struct {
-	PingInterval    time.Duration
-	PongTimeout     time.Duration
-	MissedPongs     int
-	AuthTimeout     time.Duration
-	PairTTL         time.Duration
-	ApprovalTimeout time.Duration
-	ReplayWindow    int
-	RequestIDWindow int
-	// Source says where the profile came from: "spec defaults", "flags",
-	// "driver".
-	Source string
-}
-
-// SpecProfile is the profile of the spec's defaults (25 s / 10 s / 300 s /
-// 512 / 256).
-func SpecProfile() Profile {
-	return Profile{
-		PingInterval: lmp.DefaultPingInterval, PongTimeout: lmp.DefaultPongTimeout,
-		MissedPongs: lmp.DefaultMissedPongs, AuthTimeout: lmp.DefaultAuthTimeout,
-		PairTTL: lmp.DefaultPairTTL, ApprovalTimeout: lmp.DefaultApprovalTimeout,
-		ReplayWindow: lmp.DefaultReplayWindow, RequestIDWindow: lmp.DefaultRequestIDWindow,
-		Source: "spec defaults",
-	}
-}
-
-// ProfileFromDriver converts the driver API's profile.
-func ProfileFromDriver(p driver.Profile) Profile {
-	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
-	return Profile{
-		PingInterval: ms(p.PingIntervalMS), PongTimeout: ms(p.PongTimeoutMS), MissedPongs: p.MissedPongs,
-		AuthTimeout: ms(p.AuthTimeoutMS), PairTTL: ms(p.PairTTLMS), ApprovalTimeout: ms(p.ApprovalTimeoutMS),
-		ReplayWindow: p.ReplayWindow, RequestIDWindow: p.RequestIDWindow, Source: "driver",
-	}
-}
-
-// Deviations lists every way p differs from the spec's defaults.
-func (p Profile) Deviations() []string {
-	s := SpecProfile()
-	var out []string
-	check := func(name string, got, want any) {
-		if got != want {
-			out = append(out, fmt.Sprintf("%s is %v, the spec says %v", name, got, want))
-		}
-	}
-	check("ping interval (T-4)", p.PingInterval, s.PingInterval)
-	check("pong timeout (T-5)", p.PongTimeout, s.PongTimeout)
-	check("missed pongs (T-5)", p.MissedPongs, s.MissedPongs)
-	check("auth timeout (S-4)", p.AuthTimeout, s.AuthTimeout)
-	check("pairing token TTL (P-5)", p.PairTTL, s.PairTTL)
-	check("replay window (E-5)", p.ReplayWindow, s.ReplayWindow)
-	check("request_id window (I-1)", p.RequestIDWindow, s.RequestIDWindow)
-	return out
-}
-
-// String is one line naming the profile's timings.
-func (p Profile) String() string {
-	return fmt.Sprintf("ping %v, pong timeout %v, %d missed pongs, auth timeout %v, token TTL %v, approval timeout %v, replay window %d, request_id window %d (%s)",
-		p.PingInterval, p.PongTimeout, p.MissedPongs, p.AuthTimeout, p.PairTTL, p.ApprovalTimeout,
-		p.ReplayWindow, p.RequestIDWindow, p.Source)
-}
-
-var (
-	targetMu sync.RWMutex
-	target   *Target
+// Profile source names: where a target's Profile came from.
+const (
+	ProfileFromSpec   = "spec defaults"
+	ProfileFromDriver = "driver"
+	ProfileFromFlags  = "flags"
 )
 
-// Configure sets the target. It must be called before the suites run.
-func Configure(t Target) error {
+// DescribeProfile is one line naming the target's timings and where they
+// came from.
+func (t *Target) DescribeProfile() string {
+	return fmt.Sprintf("%s (%s)", t.Profile, t.ProfileSource)
+}
+
+// ready checks that t names a server to reach, and fills its defaults: the
+// spec's timings where its Profile leaves them, http.DefaultClient.
+func (t *Target) ready() error {
 	if t.WSURL == "" {
 		return errors.New("conformance: target has no WebSocket URL")
 	}
 	if t.PairURL == "" && t.TokenCmd == "" {
 		return errors.New("conformance: target has neither a pairing URL nor a token command")
 	}
-	if t.Profile.PingInterval <= 0 {
-		src := t.Profile.Source
-		t.Profile = SpecProfile()
-		if src != "" {
-			t.Profile.Source = src
-		}
+	if t.Profile.IsZero() && t.ProfileSource == "" {
+		t.ProfileSource = ProfileFromSpec
 	}
-	if t.Profile.MissedPongs <= 0 {
-		t.Profile.MissedPongs = lmp.DefaultMissedPongs
-	}
+	t.Profile = t.Profile.WithDefaults()
 	if t.HTTPClient == nil {
 		t.HTTPClient = http.DefaultClient
 	}
-	targetMu.Lock()
-	target = &t
-	targetMu.Unlock()
 	return nil
 }
 
-// Current returns the configured target; it panics when Configure was not
-// called, which is a wiring bug.
-func Current() *Target {
-	targetMu.RLock()
-	defer targetMu.RUnlock()
-	if target == nil {
-		panic("conformance: no target configured (call conformance.Configure before running the suites)")
+type targetKey struct{}
+
+// WithTarget returns ctx carrying t: how a spec's body, and everything it
+// calls with its context, reaches the target the tree was declared for.
+func WithTarget(ctx context.Context, t *Target) context.Context {
+	return context.WithValue(ctx, targetKey{}, t)
+}
+
+// TargetOf returns the target ctx carries (a spec's context, or one
+// derived from it); it panics without one, which is a wiring bug.
+func TargetOf(ctx context.Context) *Target {
+	t, _ := ctx.Value(targetKey{}).(*Target)
+	if t == nil {
+		panic("conformance: this context carries no target (use the spec's context, or one derived from it)")
 	}
-	return target
+	return t
 }
 
 // HealthURL is the /health URL beside the WebSocket URL (T-2).

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/check"
+	"github.com/loomi-lmp/lmpkit/reference"
 )
 
 // variantStrictFailures are the specs another legitimate implementation
@@ -54,7 +55,7 @@ func TestNeutrality(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
 
-	p := check.ShortProfile
+	p := reference.ShortProfile
 	upstream := startProcess(ctx, t, processCtl{bin: serverBin, addr: freeLoopbackAddr(t), dir: filepath.Join(dir, "upstream"),
 		flags: fmt.Sprintf("--ping-interval %v --pong-timeout %v --auth-timeout %v", p.PingInterval, p.PongTimeout, p.AuthTimeout)})
 	// The variant is the server under test: its own process, restarted and

@@ -35,7 +35,7 @@ func bounded(ctx context.Context) (context.Context, context.CancelFunc) {
 func Token(ctx context.Context) (string, error) {
 	ctx, cancel := bounded(ctx)
 	defer cancel()
-	pr, err := conformance.Current().MintToken(ctx, 0)
+	pr, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
 	return pr.Token, err
 }
 
