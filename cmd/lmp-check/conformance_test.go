@@ -142,7 +142,7 @@ func TestExitCodes(t *testing.T) {
 // --version names the module.
 func TestHelpAndVersion(t *testing.T) {
 	bin := buildBinary(t)
-	for _, sub := range [][]string{{}, {"run"}, {"app"}, {"list"}, {"rules"}, {"fuzz"}, {"validate"}} {
+	for _, sub := range [][]string{{}, {"run"}, {"app"}, {"list"}, {"rules"}, {"fuzz"}, {"validate"}, {"model"}, {"triggers"}} {
 		c1, o1, e1 := runBinary(t, bin, append(sub, "-h")...)
 		c2, o2, e2 := runBinary(t, bin, append(sub, "--help")...)
 		if c1 != 0 || c2 != 0 || o1+e1 != o2+e2 || !strings.Contains(strings.ToLower(o1+e1), "usage") {
