@@ -15,6 +15,9 @@ import (
 type scenario struct {
 	specs []Spec
 	play  func(*judgeRun, context.Context) error
+	// alsoFor are specs judged over the whole run that need this
+	// scenario's frames: selecting one of them plays it too.
+	alsoFor []Spec
 }
 
 // scenarios are played in this order. Pairing comes first and is always
@@ -23,16 +26,17 @@ type scenario struct {
 // second ends the app's session for good.
 func scenarios() []scenario {
 	return []scenario{
-		{[]Spec{specPong}, (*judgeRun).heartbeat},
-		{[]Spec{specPongBurst, specLossReconnect, specBurstLastSeq}, (*judgeRun).burst},
-		{[]Spec{specSlowReconnect, specReplayLastSeq}, (*judgeRun).slowConsumer},
-		{[]Spec{specHeartbeatReconnect, specTruncated}, (*judgeRun).heartbeatClose},
-		{[]Spec{specUnknownKept, specUnknownSeq}, (*judgeRun).unknown},
-		{[]Spec{specDistinctIDs, specCancel, specResentID}, (*judgeRun).requestsScenario},
-		{[]Spec{specChoice, specOtherDevice, specAlreadyResolved}, (*judgeRun).approvals},
-		{[]Spec{specRestart}, (*judgeRun).restart},
-		{[]Spec{specPinRefused, specPinAccepted}, (*judgeRun).pinning},
-		{[]Spec{specVersion}, (*judgeRun).version},
+		// Pings make the app send pongs: the frames of C-4 include them.
+		{[]Spec{specPong}, (*judgeRun).heartbeat, []Spec{specFrames}},
+		{[]Spec{specPongBurst, specLossReconnect, specBurstLastSeq}, (*judgeRun).burst, nil},
+		{[]Spec{specSlowReconnect, specReplayLastSeq}, (*judgeRun).slowConsumer, nil},
+		{[]Spec{specHeartbeatReconnect, specTruncated}, (*judgeRun).heartbeatClose, nil},
+		{[]Spec{specUnknownKept, specUnknownSeq}, (*judgeRun).unknown, nil},
+		{[]Spec{specDistinctIDs, specCancel, specResentID}, (*judgeRun).requestsScenario, nil},
+		{[]Spec{specChoice, specOtherDevice, specAlreadyResolved}, (*judgeRun).approvals, nil},
+		{[]Spec{specRestart}, (*judgeRun).restart, nil},
+		{[]Spec{specPinRefused, specPinAccepted}, (*judgeRun).pinning, nil},
+		{[]Spec{specVersion}, (*judgeRun).version, nil},
 	}
 }
 
@@ -40,10 +44,11 @@ func scenarios() []scenario {
 func (j *judgeRun) play(ctx context.Context) {
 	if err := j.pair(ctx); err != nil {
 		j.gone = fmt.Errorf("the app never paired: %v", err)
+		j.finalSpecs() // what it sent is judged all the same
 		return
 	}
 	for _, sc := range scenarios() {
-		if !j.selected(sc.specs...) {
+		if !j.selected(append(sc.specs, sc.alsoFor...)...) {
 			continue
 		}
 		if j.gone == nil {

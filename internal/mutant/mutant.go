@@ -83,33 +83,44 @@ type Edit struct {
 //go:embed catalogue.yaml
 var catalogueYAML []byte
 
+//go:embed appclient.yaml
+var appCatalogueYAML []byte
+
 // Catalogue returns the mutants of catalogue.yaml, in its order. It fails
 // on a malformed catalogue: a duplicate or malformed ID, or a mutant
 // without rules, sections, description or edits.
-func Catalogue() ([]Mutant, error) {
+func Catalogue() ([]Mutant, error) { return parse("catalogue.yaml", catalogueYAML, true) }
+
+// AppCatalogue returns the mutants of appclient.yaml: edits of the
+// reference app client (appclient/), each breaking a client rule (C-1 …),
+// which the app self-test requires `lmp-check app` to catch. Their
+// sections are unused: an app run is narrowed by the mutant's rules.
+func AppCatalogue() ([]Mutant, error) { return parse("appclient.yaml", appCatalogueYAML, false) }
+
+func parse(name string, raw []byte, needSections bool) ([]Mutant, error) {
 	var ms []Mutant
-	dec := yaml.NewDecoder(strings.NewReader(string(catalogueYAML)))
+	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&ms); err != nil {
-		return nil, fmt.Errorf("mutant: catalogue.yaml: %w", err)
+		return nil, fmt.Errorf("mutant: %s: %w", name, err)
 	}
 	seen := map[string]bool{}
 	for i, m := range ms {
 		switch {
 		case !validID(m.ID):
-			return nil, fmt.Errorf("mutant: catalogue.yaml entry %d: id %q: want lowercase words joined by '-'", i+1, m.ID)
+			return nil, fmt.Errorf("mutant: %s entry %d: id %q: want lowercase words joined by '-'", name, i+1, m.ID)
 		case seen[m.ID]:
-			return nil, fmt.Errorf("mutant: catalogue.yaml: %s is listed twice", m.ID)
-		case len(m.Rules) == 0 || len(m.Sections) == 0 || m.Does == "" || len(m.Edits) == 0:
-			return nil, fmt.Errorf("mutant: catalogue.yaml: %s: rules, sections, does and edits are required", m.ID)
+			return nil, fmt.Errorf("mutant: %s: %s is listed twice", name, m.ID)
+		case len(m.Rules) == 0 || (needSections && len(m.Sections) == 0) || m.Does == "" || len(m.Edits) == 0:
+			return nil, fmt.Errorf("mutant: %s: %s: rules, sections, does and edits are required", name, m.ID)
 		case m.StrictOnly != "" && m.Survives != "":
-			return nil, fmt.Errorf("mutant: catalogue.yaml: %s: strict_only and survives exclude each other", m.ID)
+			return nil, fmt.Errorf("mutant: %s: %s: strict_only and survives exclude each other", name, m.ID)
 		case m.NeedsHost != "" && m.NeedsHost != NetworkAddress && m.NeedsHost != PrivateAddress:
-			return nil, fmt.Errorf("mutant: catalogue.yaml: %s: needs_host %q: want %s or %s", m.ID, m.NeedsHost, NetworkAddress, PrivateAddress)
+			return nil, fmt.Errorf("mutant: %s: %s: needs_host %q: want %s or %s", name, m.ID, m.NeedsHost, NetworkAddress, PrivateAddress)
 		}
 		for j, e := range m.Edits {
 			if e.File == "" || strings.TrimSpace(e.Find) == "" {
-				return nil, fmt.Errorf("mutant: catalogue.yaml: %s: edit %d: file and find are required", m.ID, j+1)
+				return nil, fmt.Errorf("mutant: %s: %s: edit %d: file and find are required", name, m.ID, j+1)
 			}
 		}
 		seen[m.ID] = true

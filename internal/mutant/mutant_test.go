@@ -47,10 +47,7 @@ func TestReplace(t *testing.T) {
 // failure names the mutant whose anchor moved: fix its find (and replace)
 // to the new code, keeping what the mutant breaks.
 func TestEveryMutantApplies(t *testing.T) {
-	ms, err := Catalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := bothCatalogues(t)
 	for _, m := range ms {
 		files, err := m.Files(root)
 		if err != nil {
@@ -78,10 +75,7 @@ func TestEveryMutantApplies(t *testing.T) {
 // there names the mutant too); imports are read from the export data of
 // the clean packages, which go list -export builds once.
 func TestEveryMutantCompiles(t *testing.T) {
-	ms, err := Catalogue()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ms := bothCatalogues(t)
 	var dirs []string
 	for _, m := range ms {
 		for _, e := range m.Edits {
@@ -191,3 +185,17 @@ func typeCheck(m Mutant, set packageSet) error {
 type buildError struct{ id, out string }
 
 func (e *buildError) Error() string { return "mutant " + e.id + " does not compile:\n" + e.out }
+
+// bothCatalogues is the server's mutants, then the app client's.
+func bothCatalogues(t *testing.T) []Mutant {
+	t.Helper()
+	ms, err := Catalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := AppCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(ms, app...)
+}

@@ -91,8 +91,13 @@ func TestFaultsDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	app, err := mutant.AppCatalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var buf bytes.Buffer
 	writeFaultsDoc(&buf, ms, specs)
+	writeAppFaultsDoc(&buf, app)
 	if *update {
 		if err := os.WriteFile("FAULTS.md", buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
