@@ -1,6 +1,7 @@
 package mockhermes
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -50,27 +51,42 @@ func parseScenarioFile(path string) (*Scenario, error) {
 	return ParseScenario(path, src)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
 
 // ParseScenario parses and validates a scenario script. file names it in
-// errors, which are ScriptErrors giving line and column.
+// errors, which are ScriptErrors giving line and column. The YAML decoder
+// reads the script into typed documents (scriptdoc.go), refusing unknown
+// keys; the checks below turn them into a Scenario.
 func ParseScenario(file string, src []byte) (*Scenario, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	var root yaml.Node
+	if err := yaml.Unmarshal(src, &root); err != nil {
 		return nil, syntaxError(file, err)
 	}
-	p := &parser{file: file}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 {
 		return nil, ScriptErrors{{File: file, Line: 1, Msg: "empty script: expected a mapping with name and steps"}}
 	}
-	sc := p.scenario(doc.Content[0])
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, ScriptErrors{{File: file, Line: top.Line, Column: top.Column, Msg: "script must be a mapping, got " + kindName(top)}}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	dec.KnownFields(true)
+	var doc scriptDoc
+	p := &parser{file: file}
+	if err := dec.Decode(&doc); err != nil {
+		p.decodeErrors(err)
+	}
+	// What failed to decode is missing from doc: the checks that a key is
+	// there would only repeat the decoder's errors.
+	sc := p.scenario(&doc, top, len(p.errs) == 0)
 	if len(p.errs) == 0 {
 		// The published schema is the contract for other tools; the Go
 		// checks above give the better messages, this catches any drift.
-		p.errs = append(p.errs, schemaErrors(file, doc.Content[0])...)
+		p.errs = append(p.errs, schemaErrors(file, top)...)
 	}
 	if len(p.errs) > 0 {
-		return nil, p.errs
+		slices.SortStableFunc(p.errs, func(a, b *ScriptError) int { return a.Line - b.Line })
+		return nil, p.errs[:min(len(p.errs), maxScriptErrors)]
 	}
 	sc.File = file
 	return sc, nil
@@ -94,137 +110,103 @@ type parser struct {
 	errs ScriptErrors
 }
 
-func (p *parser) errf(n *yaml.Node, format string, args ...any) {
-	if len(p.errs) >= maxScriptErrors {
+func (p *parser) errAt(line, col int, format string, args ...any) {
+	p.errs = append(p.errs, &ScriptError{File: p.file, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+func errf[T any](p *parser, a at[T], format string, args ...any) {
+	p.errAt(a.Line, a.Column, format, args...)
+}
+
+var (
+	unknownField = regexp.MustCompile(`^field (\S+) not found in type mockhermes\.(\w+)`)
+	duplicateKey = regexp.MustCompile(`^mapping key "(.*)" already defined at line (\d+)$`)
+	cannotDecode = regexp.MustCompile("^cannot unmarshal (!!\\w+)(?: `([^`]*)`)? into (.+)$")
+	docNames     = map[string]string{"scriptDoc": "script", "stepFields": "step", "argDoc": "argument", "faultsDoc": "faults", "toolDoc": "tool call", "approvalDoc": "approval", "notifyDoc": "notify"}
+	goTypeNames  = map[string]string{"string": "a string", "int64": "an integer", "bool": "true or false"}
+)
+
+// decodeErrors turns the YAML decoder's errors into ScriptErrors, worded
+// for a script's author.
+func (p *parser) decodeErrors(err error) {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		p.errAt(1, 0, "%v", err)
 		return
 	}
-	p.errs = append(p.errs, &ScriptError{File: p.file, Line: n.Line, Column: n.Column, Msg: fmt.Sprintf(format, args...)})
-}
-
-// fields walks a mapping node, calling f for each key; it reports keys f
-// does not know, and duplicates.
-func (p *parser) fields(n *yaml.Node, what string, f func(key string, k, v *yaml.Node) bool) {
-	if n.Kind != yaml.MappingNode {
-		p.errf(n, "%s must be a mapping, got %s", what, kindName(n))
-		return
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if seen[k.Value] {
-			p.errf(k, "%s: duplicate key %q", what, k.Value)
-			continue
+	for _, e := range te.Errors {
+		line, msg := 1, e
+		if m := yamlLine.FindStringSubmatch(e); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
 		}
-		seen[k.Value] = true
-		if !f(k.Value, k, v) {
-			p.errf(k, "%s: unknown key %q", what, k.Value)
+		if m := unknownField.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("%s: unknown key %q", docNames[m[2]], m[1])
+		} else if m := duplicateKey.FindStringSubmatch(msg); m != nil {
+			msg = fmt.Sprintf("duplicate key %q (first at line %s)", m[1], m[2])
+		} else if m := cannotDecode.FindStringSubmatch(msg); m != nil {
+			want, ok := goTypeNames[m[3]]
+			switch {
+			case ok:
+			case strings.HasPrefix(m[3], "[]"):
+				want = "a list"
+			default:
+				want = "a mapping"
+			}
+			msg = fmt.Sprintf("expected %s, got %s", want, tagName(m[1], m[2]))
 		}
+		p.errAt(line, 0, "%s", msg)
 	}
 }
 
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	switch n.Tag {
-	case "!!null":
-		return "nothing"
-	case "!!int", "!!float":
-		return "a number " + n.Value
-	case "!!bool":
-		return "a boolean " + n.Value
-	}
-	return fmt.Sprintf("%q", n.Value)
-}
-
-func (p *parser) str(n *yaml.Node, what string) string {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" {
-		p.errf(n, "%s must be a string, got %s", what, kindName(n))
+// str is a string value, which YAML must spell as one: a number or a
+// boolean where a string belongs is a mistake, not a conversion.
+func (p *parser) str(a at[string], what string) string {
+	if a.Set && a.Tag != "!!str" {
+		errf(p, a, "%s must be a string, got %s", what, tagName(a.Tag, a.V))
 		return ""
 	}
-	return n.Value
+	return a.V
 }
 
-func (p *parser) boolean(n *yaml.Node, what string) bool {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-		p.errf(n, "%s must be true or false, got %s", what, kindName(n))
-		return false
-	}
-	return n.Value == "true"
-}
-
-func (p *parser) integer(n *yaml.Node, what string, min int64) int64 {
-	if n.Kind != yaml.ScalarNode || n.Tag != "!!int" {
-		p.errf(n, "%s must be an integer, got %s", what, kindName(n))
+func (p *parser) atLeast(a at[int64], what string, min int64) int64 {
+	if a.Set && a.V < min {
+		errf(p, a, "%s must be an integer of at least %d, got %d", what, min, a.V)
 		return 0
 	}
-	v, err := strconv.ParseInt(n.Value, 0, 64)
-	if err != nil || v < min {
-		p.errf(n, "%s must be an integer of at least %d, got %s", what, min, n.Value)
-		return 0
-	}
-	return v
+	return a.V
 }
 
 // duration reads a Go duration ("150ms", "2s") or an ${arg} reference.
-func (p *parser) duration(n *yaml.Node, what string) string {
-	s := p.str(n, what)
+func (p *parser) duration(a at[string], what string) string {
+	s := p.str(a, what)
 	if s == "" || strings.Contains(s, "${") {
 		return s
 	}
 	if d, err := time.ParseDuration(s); err != nil || d < 0 {
-		p.errf(n, "%s must be a duration such as 150ms or 2s, got %q", what, s)
+		errf(p, a, "%s must be a duration such as 150ms or 2s, got %q", what, s)
 	}
 	return s
 }
 
 var nameRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
-func (p *parser) scenario(n *yaml.Node) *Scenario {
-	sc := &Scenario{}
-	var stepsNode *yaml.Node
-	var nameNode = n
-	p.fields(n, "script", func(key string, k, v *yaml.Node) bool {
-		switch key {
-		case "name":
-			sc.Name, nameNode = p.str(v, "name"), v
-		case "description":
-			sc.Description = p.str(v, "description")
-		case "usage":
-			sc.Usage = p.str(v, "usage")
-		case "model":
-			sc.Model = p.str(v, "model")
-		case "provider":
-			sc.Provider = p.str(v, "provider")
-		case "args":
-			sc.Args = p.args(v)
-		case "faults":
-			sc.Faults = p.faults(v)
-		case "steps":
-			stepsNode = v
-			sc.Steps = p.steps(v, "steps")
-		default:
-			return false
-		}
-		return true
-	})
-	if n.Kind != yaml.MappingNode {
-		return sc
+func (p *parser) scenario(d *scriptDoc, top *yaml.Node, complete bool) *Scenario {
+	sc := &Scenario{
+		Name: p.str(d.Name, "name"), Description: p.str(d.Description, "description"), Usage: p.str(d.Usage, "usage"),
+		Model: p.str(d.Model, "model"), Provider: p.str(d.Provider, "provider"),
+		Args: p.args(d.Args), Faults: p.faults(d.Faults.V), Steps: p.steps(d.Steps.V),
 	}
-	if sc.Name == "" {
-		p.errf(nameNode, "script needs a name")
-	} else if !nameRE.MatchString(sc.Name) {
-		p.errf(nameNode, "name %q must be lower case letters, digits, _ or -, starting with a letter", sc.Name)
+	switch {
+	case !d.Name.Set && complete || sc.Name == "" && d.Name.Tag == "!!str":
+		p.errAt(lineOr(d.Name, top.Line), 0, "script needs a name")
+	case sc.Name != "" && !nameRE.MatchString(sc.Name):
+		errf(p, d.Name, "name %q must be lower case letters, digits, _ or -, starting with a letter", sc.Name)
 	}
-	if stepsNode == nil {
-		p.errf(n, "script needs steps")
-	} else if len(sc.Steps) == 0 && stepsNode.Kind == yaml.SequenceNode {
-		p.errf(stepsNode, "steps must not be empty")
+	if !d.Steps.Set && complete {
+		p.errAt(top.Line, top.Column, "script needs steps")
+	} else if d.Steps.Tag == "!!seq" && d.Steps.Items == 0 {
+		errf(p, d.Steps, "steps must not be empty")
 	}
 	if sc.Usage == "" {
 		u := []string{sc.Name}
@@ -237,354 +219,276 @@ func (p *parser) scenario(n *yaml.Node) *Scenario {
 	return sc
 }
 
-func (p *parser) args(n *yaml.Node) []ArgSpec {
-	if n.Kind != yaml.SequenceNode {
-		p.errf(n, "args must be a list, got %s", kindName(n))
-		return nil
+func lineOr[T any](a at[T], line int) int {
+	if a.Set {
+		return a.Line
 	}
+	return line
+}
+
+func (p *parser) args(list at[[]at[argDoc]]) []ArgSpec {
 	var out []ArgSpec
 	seen := map[string]bool{}
-	for i, e := range n.Content {
-		a := ArgSpec{Type: "string", Line: e.Line}
-		var minNode, maxNode *yaml.Node
-		p.fields(e, fmt.Sprintf("args[%d]", i), func(key string, k, v *yaml.Node) bool {
-			switch key {
-			case "name":
-				a.Name = p.str(v, "arg name")
-			case "type":
-				a.Type = p.str(v, "arg type")
-				if a.Type != "int" && a.Type != "string" && a.Type != "text" && a.Type != "duration" {
-					p.errf(v, "arg type must be int, string, text or duration, got %q", a.Type)
-				}
-			case "default":
-				if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-					p.errf(v, "arg default must be a scalar, got %s", kindName(v))
-				}
-				a.Default = v.Value
-			case "min":
-				x := p.integer(v, "arg min", -1<<62)
-				a.Min, minNode = &x, v
-			case "max":
-				x := p.integer(v, "arg max", -1<<62)
-				a.Max, maxNode = &x, v
-			default:
-				return false
+	for i, e := range list.V {
+		d := e.V
+		a := ArgSpec{Name: p.str(d.Name, "arg name"), Type: "string", Line: e.Line, Default: d.Default.V}
+		if d.Type.Set {
+			a.Type = p.str(d.Type, "arg type")
+			if a.Type != "int" && a.Type != "string" && a.Type != "text" && a.Type != "duration" {
+				errf(p, d.Type, "arg type must be int, string, text or duration, got %q", a.Type)
 			}
-			return true
-		})
-		if e.Kind != yaml.MappingNode {
-			continue
 		}
-		if !nameRE.MatchString(strings.ReplaceAll(a.Name, "-", "_")) || strings.Contains(a.Name, "-") {
-			p.errf(e, "args[%d] needs a name of lower case letters, digits or _", i)
+		if d.Default.Set && (d.Default.Tag == "!!null" || d.Default.Tag == "!!map" || d.Default.Tag == "!!seq") {
+			errf(p, d.Default, "arg default must be a scalar, got %s", tagName(d.Default.Tag, d.Default.V))
+		}
+		if d.Min.Set {
+			a.Min = &d.Min.V
+		}
+		if d.Max.Set {
+			a.Max = &d.Max.V
+		}
+		if !nameRE.MatchString(a.Name) || strings.Contains(a.Name, "-") {
+			errf(p, e, "args[%d] needs a name of lower case letters, digits or _", i)
 		}
 		if seen[a.Name] {
-			p.errf(e, "args[%d]: duplicate argument %q", i, a.Name)
+			errf(p, e, "args[%d]: duplicate argument %q", i, a.Name)
 		}
 		seen[a.Name] = true
-		if a.Type != "int" && (minNode != nil || maxNode != nil) {
-			p.errf(e, "args[%d]: min and max apply to int arguments only", i)
+		if a.Type != "int" && (d.Min.Set || d.Max.Set) {
+			errf(p, e, "args[%d]: min and max apply to int arguments only", i)
 		}
 		if a.Type == "int" {
 			if _, err := strconv.ParseInt(a.Default, 10, 64); err != nil {
-				p.errf(e, "args[%d]: an int argument needs an integer default", i)
+				errf(p, e, "args[%d]: an int argument needs an integer default", i)
 			}
 		}
 		if _, err := time.ParseDuration(a.Default); a.Type == "duration" && err != nil {
-			p.errf(e, "args[%d]: a duration argument needs a duration default such as 0s", i)
+			errf(p, e, "args[%d]: a duration argument needs a duration default such as 0s", i)
 		}
-		if a.Type == "text" && i != len(n.Content)-1 {
-			p.errf(e, "args[%d]: a text argument takes the rest of the line, so it must be last", i)
+		if a.Type == "text" && i != len(list.V)-1 {
+			errf(p, e, "args[%d]: a text argument takes the rest of the line, so it must be last", i)
 		}
 		out = append(out, a)
 	}
 	return out
 }
 
-func (p *parser) faults(n *yaml.Node) Faults {
-	var f Faults
-	p.fields(n, "faults", func(key string, k, v *yaml.Node) bool {
-		switch key {
-		case "reorder":
-			f.Reorder = p.boolean(v, "faults.reorder")
-		case "drop_every":
-			f.DropEvery = int(p.integer(v, "faults.drop_every", 0))
-		case "duplicate":
-			f.Duplicate = p.boolean(v, "faults.duplicate")
-		case "interleave":
-			f.Interleave = p.boolean(v, "faults.interleave")
-		default:
-			return false
-		}
-		return true
-	})
-	return f
+func (p *parser) faults(d faultsDoc) Faults {
+	return Faults{Reorder: d.Reorder.V, DropEvery: int(p.atLeast(d.DropEvery, "faults.drop_every", 0)),
+		Duplicate: d.Duplicate.V, Interleave: d.Interleave.V}
 }
 
-func (p *parser) steps(n *yaml.Node, what string) []Step {
-	if n.Kind != yaml.SequenceNode {
-		p.errf(n, "%s must be a list of steps, got %s", what, kindName(n))
-		return nil
-	}
-	out := make([]Step, 0, len(n.Content))
-	for _, e := range n.Content {
-		out = append(out, p.step(e))
+func (p *parser) steps(docs []stepDoc) []Step {
+	out := make([]Step, 0, len(docs))
+	for _, d := range docs {
+		out = append(out, p.step(d))
 	}
 	return out
 }
 
-// step reads one step: a mapping with exactly one action key and the
-// modifiers that action allows.
-func (p *parser) step(n *yaml.Node) Step {
-	s := Step{Line: n.Line}
-	if n.Kind != yaml.MappingNode {
-		p.errf(n, "a step must be a mapping with one of %s, got %s", strings.Join(stepKinds, ", "), kindName(n))
-		return s
-	}
-	var kinds []string
-	vals := map[string]*yaml.Node{}
-	keys := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if _, dup := vals[k.Value]; dup {
-			p.errf(k, "step: duplicate key %q", k.Value)
-			continue
-		}
-		vals[k.Value], keys[k.Value] = n.Content[i+1], k
-		for _, kind := range stepKinds {
-			if k.Value == kind {
-				kinds = append(kinds, kind)
-			}
-		}
-	}
-	switch len(kinds) {
-	case 0:
-		p.errf(n, "step has no action: expected one of %s", strings.Join(stepKinds, ", "))
-		return s
-	case 1:
-	default:
-		p.errf(keys[kinds[1]], "step has two actions, %s and %s: split it into two steps", kinds[0], kinds[1])
-		return s
-	}
-	s.Kind = kinds[0]
-	v := vals[s.Kind]
-	allowed := map[string]bool{s.Kind: true}
+// modifier is a key a step may carry besides its action.
+type modifier struct {
+	key          string
+	set          bool
+	line, column int
+}
+
+func mod[T any](key string, a at[T]) modifier { return modifier{key, a.Set, a.Line, a.Column} }
+
+// step checks one step: its action's value and the modifiers that action
+// allows.
+func (p *parser) step(d stepDoc) Step {
+	f := d.stepFields
+	s := Step{Kind: d.Kind, Line: d.Line}
+	allowed := map[string]bool{}
 	switch s.Kind {
 	case StepStream, StepReasoning:
-		s.Text = p.str(v, s.Kind)
-		s.Chunk = 8
-		if c, ok := vals["chunk"]; ok {
-			s.Chunk = int(p.integer(c, "chunk", 1))
+		text := f.Stream
+		if s.Kind == StepReasoning {
+			text = f.Reasoning
 		}
-		if e, ok := vals["every"]; ok {
-			s.Every = p.duration(e, "every")
+		s.Text = p.str(text, s.Kind)
+		s.Chunk = 8
+		if f.Chunk.Set {
+			s.Chunk = int(p.atLeast(f.Chunk, "chunk", 1))
+		}
+		if f.Every.Set {
+			s.Every = p.duration(f.Every, "every")
 		}
 		allowed["chunk"], allowed["every"] = true, true
 	case StepInterim:
-		s.Text = p.str(v, "interim")
-		if a, ok := vals["already_streamed"]; ok {
-			s.AlreadyStreamed = p.boolean(a, "already_streamed")
-		}
+		s.Text = p.str(f.Interim, "interim")
+		s.AlreadyStreamed = f.AlreadyStreamed.V
 		allowed["already_streamed"] = true
 	case StepFail, StepRetry:
-		s.Text = p.str(v, s.Kind)
-		if s.Text == "" && v.Tag == "!!str" {
-			p.errf(v, "%s needs a non-empty error message", s.Kind)
+		msg := f.Fail
+		if s.Kind == StepRetry {
+			msg = f.Retry
+		}
+		s.Text = p.str(msg, s.Kind)
+		if s.Text == "" && msg.Tag == "!!str" {
+			errf(p, msg, "%s needs a non-empty error message", s.Kind)
 		}
 	case StepWait:
-		s.Duration = p.duration(v, "wait")
+		s.Duration = p.duration(f.Wait, "wait")
 	case StepTools:
-		s.Tools = p.tools(v)
-		if pr, ok := vals["parallel"]; ok {
-			s.Parallel = p.boolean(pr, "parallel")
-		}
+		s.Tools = p.tools(f.Tools)
+		s.Parallel = f.Parallel.V
 		allowed["parallel"] = true
 	case StepApproval:
-		s.Approval = p.approval(v)
+		s.Approval = p.approval(f.Approval)
 		s.Branches = map[string][]Step{}
-		for _, b := range []string{BranchGranted, BranchDenied, BranchTimeout, BranchCancelled} {
-			if bn, ok := vals[b]; ok {
-				s.Branches[b] = p.steps(bn, b)
+		for b, steps := range map[string]at[[]stepDoc]{BranchGranted: f.Granted, BranchDenied: f.Denied, BranchTimeout: f.Timeout, BranchCancelled: f.Cancelled} {
+			if steps.Set {
+				s.Branches[b] = p.steps(steps.V)
 			}
 			allowed[b] = true
 		}
 	case StepNotify:
-		s.Notify = p.notify(v)
+		s.Notify = p.notify(f.Notify)
 	case StepRepeat:
-		s.Times = p.times(v)
-		if f, ok := vals["for"]; ok {
-			s.For = p.duration(f, "for")
+		s.Times = p.times(f.Repeat)
+		if f.For.Set {
+			s.For = p.duration(f.For, "for")
 		}
-		if st, ok := vals["steps"]; ok {
-			s.Steps = p.steps(st, "repeat steps")
+		if f.Steps.Set {
+			s.Steps = p.steps(f.Steps.V)
 		} else {
-			p.errf(n, "repeat needs steps")
+			p.errAt(d.Line, 0, "repeat needs steps")
 		}
 		allowed["for"], allowed["steps"] = true, true
 	case StepHook:
-		s.HookName = p.str(v, "hook")
-		if s.HookName == "" && v.Tag == "!!str" {
-			p.errf(v, "hook needs a hook name")
+		s.HookName = p.str(f.Hook, "hook")
+		if s.HookName == "" && f.Hook.Tag == "!!str" {
+			errf(p, f.Hook, "hook needs a hook name")
 		} else if s.HookName != "" && !strings.Contains(s.HookName, "${") && !slices.Contains(KnownHooks(), s.HookName) {
-			p.errf(v, "hook %q is not one of Hermes' hooks (%s)", s.HookName, strings.Join(KnownHooks(), ", "))
+			errf(p, f.Hook, "hook %q is not one of Hermes' hooks (%s)", s.HookName, strings.Join(KnownHooks(), ", "))
 		}
 		s.Kwargs = map[string]any{}
-		if kw, ok := vals["kwargs"]; ok {
-			if kw.Kind != yaml.MappingNode {
-				p.errf(kw, "kwargs must be a mapping, got %s", kindName(kw))
-			} else if err := kw.Decode(&s.Kwargs); err != nil {
-				p.errf(kw, "kwargs: %v", err)
-			}
+		if f.Kwargs.V != nil {
+			s.Kwargs = f.Kwargs.V
 		}
 		allowed["kwargs"] = true
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
-		if !allowed[k.Value] {
-			p.errf(k, "%s step: unknown key %q", s.Kind, k.Value)
+	for _, m := range []modifier{mod("chunk", f.Chunk), mod("every", f.Every), mod("already_streamed", f.AlreadyStreamed),
+		mod("parallel", f.Parallel), mod(BranchGranted, f.Granted), mod(BranchDenied, f.Denied), mod(BranchTimeout, f.Timeout),
+		mod(BranchCancelled, f.Cancelled), mod("for", f.For), mod("steps", f.Steps), mod("kwargs", f.Kwargs)} {
+		if m.set && !allowed[m.key] {
+			p.errAt(m.line, m.column, "%s step: unknown key %q", s.Kind, m.key)
 		}
 	}
 	return s
 }
 
-func (p *parser) times(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
-		v := p.integer(n, "repeat", 0)
-		if v > MaxRepeat {
-			p.errf(n, "repeat count %d is over the limit of %d", v, MaxRepeat)
+func (p *parser) times(a at[string]) string {
+	if a.Tag == "!!int" {
+		v, err := strconv.ParseInt(a.V, 0, 64)
+		if err != nil || v < 0 {
+			errf(p, a, "repeat must be an integer of at least 0, got %s", a.V)
+		} else if v > MaxRepeat {
+			errf(p, a, "repeat count %d is over the limit of %d", v, MaxRepeat)
 		}
 		return strconv.FormatInt(v, 10)
 	}
-	s := p.str(n, "repeat")
-	if s != "forever" && !argRef.MatchString(s) && n.Tag == "!!str" {
-		p.errf(n, "repeat must be a count, an ${arg} reference or forever, got %q", s)
+	s := p.str(a, "repeat")
+	if s != "forever" && !argRef.MatchString(s) && a.Tag == "!!str" {
+		errf(p, a, "repeat must be a count, an ${arg} reference or forever, got %q", s)
 	}
 	return s
 }
 
-func (p *parser) tools(n *yaml.Node) []ToolCall {
-	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
-		p.errf(n, "tools must be a non-empty list of tool calls, got %s", kindName(n))
+func (p *parser) tools(list at[[]at[toolDoc]]) []ToolCall {
+	if list.Tag != "!!seq" || list.Items == 0 {
+		errf(p, list, "tools must be a non-empty list of tool calls")
 		return nil
 	}
 	var out []ToolCall
-	for i, e := range n.Content {
-		t := ToolCall{Status: "ok", DurationMS: 10, Args: map[string]any{}}
+	for i, e := range list.V {
+		d := e.V
 		what := fmt.Sprintf("tools[%d]", i)
-		p.fields(e, what, func(key string, k, v *yaml.Node) bool {
-			switch key {
-			case "name":
-				t.Name = p.str(v, what+".name")
-			case "args":
-				if v.Kind != yaml.MappingNode {
-					p.errf(v, "%s.args must be a mapping, got %s", what, kindName(v))
-				} else if err := v.Decode(&t.Args); err != nil {
-					p.errf(v, "%s.args: %v", what, err)
-				}
-			case "result":
-				t.Result = p.str(v, what+".result")
-			case "duration_ms":
-				t.DurationMS = p.integer(v, what+".duration_ms", 0)
-			case "status":
-				t.Status = p.str(v, what+".status")
-				if t.Status != "ok" && t.Status != "error" && t.Status != "blocked" {
-					p.errf(v, "%s.status must be ok, error or blocked, got %q", what, t.Status)
-				}
-			case "error_type":
-				t.ErrorType = p.str(v, what+".error_type")
-			case "error_message":
-				t.ErrorMessage = p.str(v, what+".error_message")
-			case "bridge":
-				t.Bridge = p.boolean(v, what+".bridge")
-			default:
-				return false
+		t := ToolCall{Name: p.str(d.Name, what+".name"), Args: map[string]any{}, Result: p.str(d.Result, what+".result"),
+			DurationMS: 10, Status: "ok", ErrorType: p.str(d.ErrorType, what+".error_type"),
+			ErrorMessage: p.str(d.ErrorMessage, what+".error_message"), Bridge: d.Bridge.V}
+		if d.Args.V != nil {
+			t.Args = d.Args.V
+		}
+		if d.DurationMS.Set {
+			t.DurationMS = p.atLeast(d.DurationMS, what+".duration_ms", 0)
+		}
+		if d.Status.Set {
+			t.Status = p.str(d.Status, what+".status")
+			if t.Status != "ok" && t.Status != "error" && t.Status != "blocked" {
+				errf(p, d.Status, "%s.status must be ok, error or blocked, got %q", what, t.Status)
 			}
-			return true
-		})
-		if e.Kind == yaml.MappingNode && t.Name == "" {
-			p.errf(e, "%s needs a name", what)
+		}
+		if t.Name == "" {
+			errf(p, e, "%s needs a name", what)
 		}
 		out = append(out, t)
 	}
 	return out
 }
 
-func (p *parser) approval(n *yaml.Node) *ApprovalStep {
-	a := &ApprovalStep{Tool: "terminal", AllowPermanent: true, AllowSession: true}
-	p.fields(n, "approval", func(key string, k, v *yaml.Node) bool {
-		switch key {
-		case "tool":
-			a.Tool = p.str(v, "approval.tool")
-		case "command":
-			a.Command = p.str(v, "approval.command")
-		case "description":
-			a.Description = p.str(v, "approval.description")
-		case "pattern_key":
-			a.PatternKey = p.str(v, "approval.pattern_key")
-		case "allow_permanent":
-			a.AllowPermanent = p.boolean(v, "approval.allow_permanent")
-		case "allow_session":
-			a.AllowSession = p.boolean(v, "approval.allow_session")
-		case "smart_denied":
-			a.SmartDenied = p.boolean(v, "approval.smart_denied")
-		case "timeout":
-			a.Timeout = p.duration(v, "approval.timeout")
-		case "smart":
-			a.Smart = p.str(v, "approval.smart")
-			if a.Smart != "approve" && a.Smart != "deny" {
-				p.errf(v, "approval.smart must be approve or deny, got %q", a.Smart)
-			}
-		case "coalesced":
-			a.Coalesced = int(p.integer(v, "approval.coalesced", 0))
-			if a.Coalesced > maxCoalesced {
-				p.errf(v, "approval.coalesced must be at most %d", maxCoalesced)
-			}
-		default:
-			return false
-		}
-		return true
-	})
-	if n.Kind == yaml.MappingNode && a.Command == "" {
-		p.errf(n, "approval needs a command")
+func (p *parser) approval(a at[approvalDoc]) *ApprovalStep {
+	d := a.V
+	s := &ApprovalStep{Tool: "terminal", AllowPermanent: true, AllowSession: true,
+		Command: p.str(d.Command, "approval.command"), Description: p.str(d.Description, "approval.description"),
+		PatternKey: p.str(d.PatternKey, "approval.pattern_key"), SmartDenied: d.SmartDenied.V,
+		Timeout: p.duration(d.Timeout, "approval.timeout")}
+	if d.Tool.Set {
+		s.Tool = p.str(d.Tool, "approval.tool")
 	}
-	return a
+	if d.AllowPermanent.Set {
+		s.AllowPermanent = d.AllowPermanent.V
+	}
+	if d.AllowSession.Set {
+		s.AllowSession = d.AllowSession.V
+	}
+	if d.Smart.Set {
+		s.Smart = p.str(d.Smart, "approval.smart")
+		if s.Smart != "approve" && s.Smart != "deny" {
+			errf(p, d.Smart, "approval.smart must be approve or deny, got %q", s.Smart)
+		}
+	}
+	if d.Coalesced.Set {
+		s.Coalesced = int(p.atLeast(d.Coalesced, "approval.coalesced", 0))
+		if s.Coalesced > maxCoalesced {
+			errf(p, d.Coalesced, "approval.coalesced must be at most %d", maxCoalesced)
+		}
+	}
+	if a.Tag == "!!map" && s.Command == "" {
+		errf(p, a, "approval needs a command")
+	}
+	return s
 }
 
 // maxCoalesced bounds the identical calls of one approval step.
 const maxCoalesced = 16
 
-// notify reads a notify step. category, title, source and
-// requires_attention are accepted for older scripts and passed in the
-// metadata, though Hermes itself never passes them.
-func (p *parser) notify(n *yaml.Node) *NotifyStep {
-	ns := &NotifyStep{Metadata: map[string]any{}}
-	p.fields(n, "notify", func(key string, k, v *yaml.Node) bool {
-		switch key {
-		case "text":
-			ns.Text = p.str(v, "notify.text")
-		case "title", "source":
+// notify checks a notify step. Its older keys go into the metadata.
+func (p *parser) notify(a at[notifyDoc]) *NotifyStep {
+	d := a.V
+	ns := &NotifyStep{Text: p.str(d.Text, "notify.text"), Metadata: map[string]any{}}
+	if d.Metadata.V != nil {
+		ns.Metadata = d.Metadata.V
+	}
+	for key, v := range map[string]at[string]{"title": d.Title, "source": d.Source} {
+		if v.Set {
 			ns.Metadata[key] = p.str(v, "notify."+key)
-		case "category":
-			c := p.str(v, "notify.category")
-			if c != "result" && c != "diagnostic" {
-				p.errf(v, "notify.category must be result or diagnostic, got %q", c)
-			}
-			ns.Metadata[key] = c
-		case "requires_attention":
-			ns.Metadata[key] = p.boolean(v, "notify.requires_attention")
-		case "metadata":
-			if v.Kind != yaml.MappingNode {
-				p.errf(v, "notify.metadata must be a mapping, got %s", kindName(v))
-			} else if err := v.Decode(&ns.Metadata); err != nil {
-				p.errf(v, "notify.metadata: %v", err)
-			}
-		default:
-			return false
 		}
-		return true
-	})
-	if n.Kind == yaml.MappingNode && ns.Text == "" {
-		p.errf(n, "notify needs a text")
+	}
+	if d.Category.Set {
+		c := p.str(d.Category, "notify.category")
+		if c != "result" && c != "diagnostic" {
+			errf(p, d.Category, "notify.category must be result or diagnostic, got %q", c)
+		}
+		ns.Metadata["category"] = c
+	}
+	if d.RequiresAttention.Set {
+		ns.Metadata["requires_attention"] = d.RequiresAttention.V
+	}
+	if a.Tag == "!!map" && ns.Text == "" {
+		errf(p, a, "notify needs a text")
 	}
 	return ns
 }
@@ -599,7 +503,7 @@ func (p *parser) checkRefs(sc *Scenario, steps []Step) {
 	check := func(line int, s string) {
 		for _, m := range argRef.FindAllStringSubmatch(s, -1) {
 			if !known[m[1]] {
-				p.errf(&yaml.Node{Line: line}, "unknown reference ${%s}: declare it under args", m[1])
+				p.errAt(line, 0, "unknown reference ${%s}: declare it under args", m[1])
 			}
 		}
 	}

@@ -36,6 +36,13 @@ func TestScriptErrorsNameLine(t *testing.T) {
 		{"unknown hook", "name: x\nsteps:\n  - hook: on_strem_delta\n", 3, `"on_strem_delta" is not one of Hermes' hooks`},
 		{"bad smart", "name: x\nsteps:\n  - approval: {command: ls, smart: maybe}\n", 3, "approve or deny"},
 		{"empty retry", "name: x\nsteps:\n  - retry: \"\"\n", 3, "retry needs a non-empty error message"},
+		// The YAML decoder's own errors carry their lines too.
+		{"not a boolean", "name: x\nsteps:\n  - tools:\n      - name: t\n    parallel: maybe\n", 5, `expected true or false, got "maybe"`},
+		{"not an integer", "name: x\nsteps:\n  - stream: hi\n    chunk: many\n", 4, `expected an integer, got "many"`},
+		{"duplicate key", "name: x\nsteps:\n  - wait: 1s\nname: y\n", 4, `duplicate key "name"`},
+		{"unknown tool key", "name: x\nsteps:\n  - tools:\n      - name: t\n        speed: 3\n", 5, `tool call: unknown key "speed"`},
+		{"number for a string", "name: x\nsteps:\n  - stream: 5\n", 3, "stream must be a string, got a number 5"},
+		{"modifier of another action", "name: x\nsteps:\n  - wait: 1s\n    chunk: 2\n", 4, `wait step: unknown key "chunk"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
