@@ -25,6 +25,7 @@ const (
 	CodeSlowConsumer         = "slow_consumer"         // fell out of the replay window (fatal, close 1013)
 	CodeShuttingDown         = "shutting_down"         // server is stopping (fatal, close 1001)
 	CodeInternal             = "internal"              // unexpected server error
+	CodeHelloTooLarge        = "hello_too_large"       // a frame before hello over the server's hello budget (fatal, close 1009)
 )
 
 // WebSocket close codes used by the reference server (RFC 6455 §7.4.1).

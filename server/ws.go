@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -90,7 +91,19 @@ func (c *conn) startAuthTimer() (stop func()) {
 // reading, discarding frames, so that the close handshake completes.
 func (c *conn) readLoop() (tooBig bool) {
 	for {
-		typ, data, err := c.ws.Read(context.Background())
+		var typ websocket.MessageType
+		var data []byte
+		var err error
+		if c.authed.Load() {
+			typ, data, err = c.ws.Read(context.Background())
+		} else {
+			typ, data, err = c.readPreAuth(context.Background())
+		}
+		if errors.Is(err, errHelloTooLarge) {
+			c.log.Info("frame before hello over the hello budget, closing with 1009", "limit", MaxHelloBytes)
+			c.fail(lmp.CloseMessageTooBig, lmp.CodeHelloTooLarge, "before hello succeeds a frame may be at most "+strconv.Itoa(MaxHelloBytes)+" bytes")
+			continue
+		}
 		if err != nil {
 			if errors.Is(err, websocket.ErrMessageTooBig) {
 				c.log.Info("frame over the read limit, closed with 1009", "limit", lmp.MaxFrameBytes)

@@ -76,7 +76,17 @@ func (g *gen) episodeOf(kind string) Episode {
 	case EpPreAuth:
 		// The first frame is not a valid hello: the server must refuse at
 		// once (note 10) and never hand out state (S-4).
-		if g.chance(0.3) {
+		if g.chance(0.05) {
+			// A hello padded with an array of small numbers under a key
+			// that is not of the LMP form, 64 KiB to 1 MiB: the costliest
+			// shape to decode, from a peer nobody has authenticated. A
+			// server may refuse it for its size or accept it (V-1).
+			ep.MayAuth = true
+			h := g.frame(lmp.TypeHello, g.hello(helloDevice))
+			n := (64 << 10) + g.r.IntN(lmp.MaxFrameBytes-(64<<10)-1024)
+			h["payload"].(map[string]any)["Pad"] = make([]int, n/2)
+			add(Step{Op: OpText, Data: encode(h), Gen: MutHuge})
+		} else if g.chance(0.3) {
 			// A mutated hello may still be acceptable (V-1): allow auth.
 			ep.MayAuth = true
 			h := g.frame(lmp.TypeHello, g.hello(helloDevice))
