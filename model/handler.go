@@ -21,6 +21,11 @@ const DefaultName = "lmp-scripted"
 // 64,000 below which Hermes refuses to start (agent/model_metadata.py).
 const DefaultContextLength = 131072
 
+// BridgeTool is Hermes' tool_search/tool_call bridge's calling tool: a
+// scenario's call of a tool the request does not offer goes through it,
+// as {"name": TOOL, "arguments": ARGS}, when the request offers it.
+const BridgeTool = "tool_call"
+
 // maxBody bounds a request body: Hermes sends whole conversations, but
 // never this much to a test model.
 const maxBody = 32 << 20
@@ -170,13 +175,18 @@ func (m *Model) reply(req *Request) resolved {
 	out := resolved{Reasoning: rp.Reasoning, Text: rp.Text, Endless: rp.Endless}
 	nonce := newNonce()
 	for _, c := range rp.Calls {
-		if !req.offers(c.Tool) {
-			m.logf("model: scenario %s: the request does not offer the tool %s; the call is left out", rt.Scenario.Name, c.Tool)
+		name, callArgs := c.Tool, any(c.Args)
+		switch {
+		case req.offers(name):
+		case req.offers(BridgeTool): // Hermes keeps some tools behind its bridge
+			name, callArgs = BridgeTool, map[string]any{"name": c.Tool, "arguments": c.Args}
+		default:
+			m.logf("model: scenario %s: the request offers neither the tool %s nor %s; the call is left out", rt.Scenario.Name, c.Tool, BridgeTool)
 			continue
 		}
-		args, _ := json.Marshal(c.Args)
+		args, _ := json.Marshal(callArgs)
 		out.Calls = append(out.Calls, wireToolCall{ID: callID(rt.Scenario.Name, rt.Reply, len(out.Calls), nonce), Type: "function",
-			Function: functionDelta{Name: c.Tool, Arguments: string(args)}})
+			Function: functionDelta{Name: name, Arguments: string(args)}})
 	}
 	if len(rp.Calls) > 0 && len(out.Calls) == 0 && out.Text == "" {
 		out.Text = fmt.Sprintf("The %s scenario needs tools this request does not offer.", rt.Scenario.Name)

@@ -295,6 +295,34 @@ func TestToolsNotOffered(t *testing.T) {
 	}
 }
 
+// TestToolsThroughTheBridge: a tool the request offers only behind Hermes'
+// tool_call bridge is called through it.
+func TestToolsThroughTheBridge(t *testing.T) {
+	srv := newServer(t, model.Options{})
+	resp := post(t, srv.URL, `{"tools":[{"type":"function","function":{"name":"tool_search"}},{"type":"function","function":{"name":"tool_call"}}],"messages":[{"role":"user","content":"lmp-model:approval"}]}`)
+	var c struct {
+		Choices []struct {
+			Message struct {
+				ToolCalls []struct {
+					Function struct{ Name, Arguments string }
+				} `json:"tool_calls"`
+			}
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		t.Fatal(err)
+	}
+	calls := c.Choices[0].Message.ToolCalls
+	var args struct {
+		Name      string
+		Arguments map[string]string
+	}
+	if len(calls) != 1 || calls[0].Function.Name != model.BridgeTool || json.Unmarshal([]byte(calls[0].Function.Arguments), &args) != nil ||
+		args.Name != "terminal" || args.Arguments["command"] != model.ApprovalCommand {
+		t.Errorf("calls %+v, want tool_call naming terminal and the approval command", calls)
+	}
+}
+
 // TestStartAndClose: Start serves on its own listener, URL is the base URL,
 // and Close ends an open long stream.
 func TestStartAndClose(t *testing.T) {

@@ -30,7 +30,8 @@ type Reply struct {
 	// on_interim_message with it before the tools run.
 	Text string
 	// Calls are the tool calls. A call of a tool the request does not offer
-	// is left out; a reply left with neither calls nor text says so.
+	// goes through BridgeTool when it is offered, and is left out
+	// otherwise; a reply left with neither calls nor text says so.
 	Calls []Call
 	// Err, when set, is the answer instead: an HTTP error.
 	Err *Error
