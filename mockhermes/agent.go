@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -65,11 +66,15 @@ func (m *Mock) run(pb *Playback) error {
 		return m.runSteps(pb) // a script that starts no turn
 	}
 	bg := context.WithoutCancel(pb.ctx)
-	t.out.hook(bg, "pre_llm_call", map[string]any{
-		"session_id": t.sessionID, "task_id": t.sessionID, "turn_id": t.turnID,
-		"user_message": t.userMessage, "conversation_history": t.history,
-		"is_first_turn": t.firstTurn, "model": t.model, "platform": t.platform,
-		"sender_id": none(t.senderID),
+	history := make([]any, len(t.history))
+	for i, m := range t.history {
+		history[i] = m
+	}
+	t.out.fire(bg, hermes.PreLLMCall{
+		SessionID: t.sessionID, TaskID: t.sessionID, TurnID: t.turnID,
+		UserMessage: t.userMessage, ConversationHistory: history,
+		IsFirstTurn: t.firstTurn, Model: t.model, Platform: t.platform,
+		SenderID: t.senderID,
 	})
 	if m.opts.Crosstalk && t.sendsReplies {
 		m.crosstalk(pb)
@@ -132,6 +137,17 @@ func (m *Mock) runSteps(pb *Playback) error {
 	return err
 }
 
+// exitReason is the turn_exit_reason on_session_end reports.
+func exitReason(completed, interrupted bool) string {
+	switch {
+	case interrupted:
+		return "interrupted_by_user"
+	case completed:
+		return "text_response(stop)"
+	}
+	return "error"
+}
+
 // lastError is the error of the call that failed the turn.
 func (t *turn) lastError() string { return t.pb.failure }
 
@@ -139,9 +155,10 @@ func (t *turn) lastError() string { return t.pb.failure }
 // the end of every turn.
 func (t *turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
 	t.m.cancelTurnApprovals(t.turnID, "turn_ended")
-	t.out.hook(ctx, "on_session_end", map[string]any{
-		"session_id": t.sessionID, "task_id": t.sessionID, "turn_id": t.turnID,
-		"completed": completed, "interrupted": interrupted, "model": t.model, "platform": t.platform,
+	t.out.fire(ctx, hermes.OnSessionEnd{
+		SessionID: t.sessionID, TaskID: t.sessionID, TurnID: t.turnID,
+		Completed: completed, Failed: !completed && !interrupted, Interrupted: interrupted,
+		TurnExitReason: exitReason(completed, interrupted), Model: t.model, Platform: t.platform,
 	})
 }
 
@@ -174,10 +191,10 @@ func (t *turn) vars() map[string]string {
 
 func (t *turn) sub(s string) string { return substitute(s, t.vars()) }
 
-func (t *turn) base() map[string]any {
-	return map[string]any{
-		"turn_id": t.turnID, "iteration": t.iteration, "session_id": t.sessionID,
-		"model": t.model, "provider": t.provider, "surface": t.surface,
+func (t *turn) base() hermes.StreamBase {
+	return hermes.StreamBase{
+		TurnID: t.turnID, Iteration: t.iteration, SessionID: t.sessionID,
+		Model: t.model, Provider: t.provider, Surface: t.surface,
 	}
 }
 
@@ -195,23 +212,21 @@ func (t *turn) openCall(ctx context.Context) {
 	t.apiRequestID = t.m.newID("req_")
 	t.text.Reset()
 	t.prose.Reset()
-	t.out.hook(ctx, "on_stream_start", t.base())
+	t.out.fire(ctx, hermes.OnStreamStart{StreamBase: t.base()})
 }
 
 // endCall ends the streaming model call: finished=true, error=None when it
 // succeeded (whether or not it asks for tools), finished=false with
 // final_text="" and the error when it failed.
 func (t *turn) endCall(ctx context.Context, finished bool, errMsg *string) {
-	kw := t.base()
-	final := t.text.String() + t.prose.String()
-	kw["final_text"], kw["finished"], kw["error"] = final, finished, nil
+	end := hermes.OnStreamEnd{StreamBase: t.base(), FinalText: t.text.String() + t.prose.String(), Finished: finished}
 	if errMsg != nil {
-		kw["final_text"], kw["error"] = "", *errMsg
+		end.FinalText, end.Error = "", errMsg
 	} else if finished {
-		t.finalText = final
+		t.finalText = end.FinalText
 	}
 	t.open = false
-	t.out.hook(ctx, "on_stream_end", kw)
+	t.out.fire(ctx, end)
 }
 
 // toolCall ends the model call that asks for tools: it succeeded, so
@@ -223,9 +238,7 @@ func (t *turn) toolCall(ctx context.Context) {
 	prose := t.prose.String()
 	t.endCall(ctx, true, nil)
 	if prose != "" {
-		kw := t.base()
-		kw["text"], kw["already_streamed"] = prose, false
-		t.out.hook(ctx, "on_interim_message", kw)
+		t.out.fire(ctx, hermes.OnInterimMessage{StreamBase: t.base(), Text: prose})
 	}
 }
 
@@ -291,9 +304,7 @@ func (t *turn) step(ctx context.Context, s *Step, rest []Step) error {
 		return t.stream(ctx, s, asksForTools(rest))
 	case StepInterim:
 		t.openCall(ctx)
-		kw := t.base()
-		kw["text"], kw["already_streamed"] = t.sub(s.Text), s.AlreadyStreamed
-		t.out.hook(ctx, "on_interim_message", kw)
+		t.out.fire(ctx, hermes.OnInterimMessage{StreamBase: t.base(), Text: t.sub(s.Text), AlreadyStreamed: s.AlreadyStreamed})
 	case StepTools:
 		return t.tools(ctx, s)
 	case StepApproval:
@@ -357,32 +368,29 @@ func (t *turn) stream(ctx context.Context, s *Step, toolsFollow bool) error {
 		if !reasoning {
 			t.text.WriteString(delta)
 		}
-		kw := t.base()
-		kw["delta"], kw["kind"] = delta, kind
-		t.out.hook(ctx, "on_stream_delta", kw)
+		t.out.fire(ctx, hermes.OnStreamDelta{StreamBase: t.base(), Delta: delta, Kind: kind})
 	}
 	return nil
 }
 
-func (t *turn) toolKwargs(name string, args map[string]any, callID string) map[string]any {
-	return map[string]any{
-		"tool_name": name, "args": args, "task_id": t.sessionID, "session_id": t.sessionID,
-		"tool_call_id": callID, "turn_id": t.turnID, "api_request_id": t.apiRequestID,
-		"middleware_trace": []any{},
+func (t *turn) toolKwargs(name string, args map[string]any, callID string) hermes.ToolCall {
+	return hermes.ToolCall{
+		ToolName: name, Args: args, TaskID: t.sessionID, SessionID: t.sessionID,
+		ToolCallID: callID, TurnID: t.turnID, APIRequestID: t.apiRequestID,
 	}
 }
 
-func (t *turn) postTool(ctx context.Context, kw map[string]any, c ToolCall, took time.Duration) {
-	post := maps.Clone(kw)
-	post["result"], post["duration_ms"], post["status"] = t.sub(c.Result), took.Milliseconds(), c.Status
-	post["error_type"], post["error_message"] = none(c.ErrorType), none(t.sub(c.ErrorMessage))
-	t.out.hook(ctx, "post_tool_call", post)
+func (t *turn) postTool(ctx context.Context, call hermes.ToolCall, c ToolCall, took time.Duration) {
+	t.out.fire(ctx, hermes.PostToolCall{
+		ToolCall: call, Result: t.sub(c.Result), DurationMS: int(took.Milliseconds()), Status: c.Status,
+		ErrorType: hermes.None(c.ErrorType), ErrorMessage: hermes.None(t.sub(c.ErrorMessage)),
+	})
 }
 
 func (t *turn) tools(ctx context.Context, s *Step) error {
 	t.toolCall(ctx)
 	vars := t.vars()
-	pres := make([]map[string]any, len(s.Tools))
+	pres := make([]hermes.ToolCall, len(s.Tools))
 	for i, c := range s.Tools {
 		args, _ := substituteAny(c.Args, vars).(map[string]any)
 		pres[i] = t.toolKwargs(c.Name, args, t.m.newID("call_"))
@@ -394,7 +402,7 @@ func (t *turn) tools(ctx context.Context, s *Step) error {
 		var longest time.Duration
 		for i, c := range s.Tools {
 			if !c.Bridge {
-				t.out.hook(ctx, "pre_tool_call", pres[i])
+				t.out.fire(ctx, hermes.PreToolCall{ToolCall: pres[i]})
 			}
 			longest = max(longest, took(c))
 		}
@@ -408,7 +416,7 @@ func (t *turn) tools(ctx context.Context, s *Step) error {
 	}
 	for i, c := range s.Tools {
 		if !c.Bridge { // bridge tools (tool_search, tool_describe) fire post only
-			t.out.hook(ctx, "pre_tool_call", pres[i])
+			t.out.fire(ctx, hermes.PreToolCall{ToolCall: pres[i]})
 		}
 		if err := sleep(ctx, took(c)); err != nil {
 			return err
@@ -490,10 +498,10 @@ func (t *turn) approval(ctx context.Context, s *Step) error {
 		PatternKey: t.sub(a.PatternKey), AllowPermanent: a.AllowPermanent, AllowSession: a.AllowSession,
 		SmartDenied: a.SmartDenied, Timeout: timeout, TurnID: t.turnID, SessionID: t.sessionID,
 	}
-	calls := make([]map[string]any, 1+a.Coalesced)
+	calls := make([]hermes.ToolCall, 1+a.Coalesced)
 	for i := range calls {
 		calls[i] = t.toolKwargs(a.Tool, map[string]any{"command": cmd}, t.m.newID("call_"))
-		t.out.hook(ctx, "pre_tool_call", calls[i])
+		t.out.fire(ctx, hermes.PreToolCall{ToolCall: calls[i]})
 	}
 	start := time.Now()
 	choice := t.decide(ctx, spec, a.Smart, calls)
@@ -501,7 +509,7 @@ func (t *turn) approval(ctx context.Context, s *Step) error {
 		specs := make([]ApprovalSpec, len(calls))
 		for i := range calls {
 			specs[i] = spec
-			specs[i].ToolCallID = calls[i]["tool_call_id"].(string)
+			specs[i].ToolCallID = calls[i].ToolCallID
 			specs[i].SmartDenied = spec.SmartDenied || a.Smart == "deny"
 		}
 		waits, err := t.m.startApprovals(ctx, specs)
@@ -541,9 +549,9 @@ func (t *turn) approval(ctx context.Context, s *Step) error {
 // the auxiliary model decide (its own pair of hooks, surface "smart"). It
 // returns the choice, or "" when the human must be asked (a smart deny
 // asks the human, who may override it).
-func (t *turn) decide(ctx context.Context, spec ApprovalSpec, smart string, calls []map[string]any) string {
+func (t *turn) decide(ctx context.Context, spec ApprovalSpec, smart string, calls []hermes.ToolCall) string {
 	key := t.m.sessionKey(t.chatID)
-	pattern, _ := t.m.approvalKwargs(spec, key, "gateway")["pattern_key"].(string)
+	pattern := t.m.approvalKwargs(spec, key, "gateway").PatternKey
 	if t.m.preapproved(key, pattern) {
 		return lmp.ChoiceSession
 	}
@@ -554,11 +562,10 @@ func (t *turn) decide(ctx context.Context, spec ApprovalSpec, smart string, call
 	if smart == "deny" {
 		choice, spec.SmartDenied = ChoiceSmartDeny, true
 	}
-	spec.ToolCallID = calls[0]["tool_call_id"].(string)
+	spec.ToolCallID = calls[0].ToolCallID
 	kw := t.m.approvalKwargs(spec, key, "smart")
-	t.out.hook(ctx, "pre_approval_request", clone(kw))
-	kw["choice"], kw["decided_by"] = choice, "aux_llm"
-	t.out.hook(ctx, "post_approval_response", kw)
+	t.out.fire(ctx, hermes.PreApprovalRequest{Approval: kw})
+	t.out.fire(ctx, hermes.PostApprovalResponse{Approval: kw, Choice: choice, DecidedBy: "aux_llm"})
 	if choice == ChoiceSmartDeny {
 		return ""
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
-	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // Outcomes of an approval wait besides the user's own choices, as Hermes
@@ -59,7 +59,7 @@ type approval struct {
 	id         string
 	sessionKey string
 	spec       ApprovalSpec
-	kw         map[string]any // the approval hooks' kwargs
+	kw         hermes.Approval // what both approval hooks carry
 	deadline   time.Time
 	done       chan outcome  // receives the outcome once, buffered
 	reported   chan struct{} // closed once post_approval_response has fired
@@ -79,16 +79,16 @@ func Granted(choice string) bool {
 }
 
 // approvalKwargs are the kwargs both approval hooks carry.
-func (m *Mock) approvalKwargs(s ApprovalSpec, sessionKey, surface string) map[string]any {
+func (m *Mock) approvalKwargs(s ApprovalSpec, sessionKey, surface string) hermes.Approval {
 	pattern := s.PatternKey
 	if pattern == "" {
 		pattern = patternOf(s.Command)
 	}
-	return map[string]any{
-		"command": s.Command, "description": s.Description,
-		"pattern_key": pattern, "pattern_keys": []string{pattern},
-		"session_key": sessionKey, "surface": surface,
-		"turn_id": s.TurnID, "tool_call_id": s.ToolCallID, "session_id": s.SessionID,
+	return hermes.Approval{
+		Command: s.Command, Description: s.Description,
+		PatternKey: pattern, PatternKeys: []string{pattern},
+		SessionKey: sessionKey, Surface: surface,
+		TurnID: s.TurnID, ToolCallID: s.ToolCallID, SessionID: s.SessionID,
 	}
 }
 
@@ -163,7 +163,7 @@ func (m *Mock) startApprovals(ctx context.Context, specs []ApprovalSpec) ([]*App
 		}
 		p.kw = m.approvalKwargs(s, p.sessionKey, "gateway")
 		for _, e := range m.approvals[p.sessionKey] {
-			if e.kw["pattern_key"] == p.kw["pattern_key"] && e.spec.Command == s.Command {
+			if e.kw.PatternKey == p.kw.PatternKey && e.spec.Command == s.Command {
 				p.follower = true
 				e.followers = append(e.followers, p)
 				break
@@ -180,11 +180,7 @@ func (m *Mock) startApprovals(ctx context.Context, specs []ApprovalSpec) ([]*App
 
 	out := make([]*Approval, len(ps))
 	for i, p := range ps {
-		pre := clone(p.kw)
-		if p.follower {
-			pre["coalesced"] = true
-		}
-		m.hook(ctx, "pre_approval_request", pre)
+		m.fire(ctx, hermes.PreApprovalRequest{Approval: p.kw, Coalesced: p.follower})
 		out[i] = &Approval{m: m, p: p}
 	}
 	for _, p := range ps {
@@ -197,7 +193,7 @@ func (m *Mock) startApprovals(ctx context.Context, specs []ApprovalSpec) ([]*App
 
 // prompt asks the adapter and reports whether the prompt may have reached
 // the user.
-func (m *Mock) prompt(ctx context.Context, a server.Adapter, p *approval) bool {
+func (m *Mock) prompt(ctx context.Context, a hermes.Adapter, p *approval) bool {
 	s := p.spec
 	text := func() bool {
 		res := a.Send(ctx, s.ChatID, promptText(s), map[string]any{"is_approval_prompt": true})
@@ -211,7 +207,7 @@ func (m *Mock) prompt(ctx context.Context, a server.Adapter, p *approval) bool {
 	}
 	result := make(chan error, 1)
 	if !m.goroutine(func() {
-		result <- a.SendExecApprovalPrompt(ctx, server.ExecApprovalPrompt{
+		result <- a.SendExecApprovalPrompt(ctx, hermes.ExecApprovalPrompt{
 			ChatID: s.ChatID, Command: s.Command, SessionKey: p.sessionKey,
 			Description: s.Description, AllowPermanent: s.AllowPermanent, AllowSession: s.AllowSession,
 			SmartDenied: s.SmartDenied, RequestID: p.id,
@@ -289,13 +285,12 @@ func (ap *Approval) Wait(ctx context.Context) string {
 	if m.ctx.Err() != nil {
 		return o.choice
 	}
-	kw := clone(ap.p.kw)
-	kw["choice"] = o.choice
+	post := hermes.PostApprovalResponse{Approval: ap.p.kw, Choice: o.choice}
 	if o.choice == ChoiceCancelled {
-		kw["cancelled"] = o.cause
+		post.Cancelled = o.cause
 	}
 	// The hook outlives a cancelled turn: the gateway reports the outcome.
-	m.hook(context.WithoutCancel(ctx), "post_approval_response", kw)
+	m.fire(context.WithoutCancel(ctx), post)
 	return o.choice
 }
 
@@ -389,7 +384,7 @@ func (m *Mock) resolveApprovals(sessionKey, choice string, resolveAll bool, requ
 // rememberLocked keeps a session or always grant: tools/approval.py
 // approves the pattern for the session, or permanently.
 func (m *Mock) rememberLocked(p *approval, choice string) {
-	pattern, _ := p.kw["pattern_key"].(string)
+	pattern := p.kw.PatternKey
 	switch choice {
 	case lmp.ChoiceSession:
 		if m.grantedSession[p.sessionKey] == nil {
@@ -471,12 +466,4 @@ func (m *Mock) Pending(sessionKey string) []string {
 		ids = append(ids, p.id)
 	}
 	return ids
-}
-
-func clone(kw map[string]any) map[string]any {
-	out := make(map[string]any, len(kw)+2)
-	for k, v := range kw {
-		out[k] = v
-	}
-	return out
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/server"
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 // hooksNamed returns the kwargs of every hook named name, in order.
@@ -90,7 +90,7 @@ func TestBusyInputQueueMode(t *testing.T) {
 // TestUnknownUsersRefused: Hermes refuses senders its allow-list does not
 // name; the message is recorded and answered, and starts no turn.
 func TestUnknownUsersRefused(t *testing.T) {
-	m, f := newTestMock(t, Options{AllowUser: func(src server.SessionSource) bool { return src.UserID == "dev_ok" }})
+	m, f := newTestMock(t, Options{AllowUser: func(src hermes.SessionSource) bool { return src.UserID == "dev_ok" }})
 	ctx := context.Background()
 	if err := m.HandleMessage(ctx, msg("c1", "hi")); err != nil {
 		t.Fatal(err)
@@ -157,7 +157,7 @@ func TestThreeIdentities(t *testing.T) {
 	if pre["session_id"] != s2 || pre["is_first_turn"] != true || len(pre["conversation_history"].([]any)) != 0 {
 		t.Fatalf("turn after /new: %v", pre)
 	}
-	rows, _ := m.ListSessions(ctx, server.ListSessionsOptions{})
+	rows, _ := m.ListSessions(ctx, hermes.ListSessionsOptions{})
 	ended := map[string]bool{}
 	for _, r := range rows {
 		ended[r.ID] = r.EndedAt != nil

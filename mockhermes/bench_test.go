@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/loomi-lmp/lmpkit/server"
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 // countingAdapter counts hooks and does nothing else.
@@ -19,11 +19,11 @@ func (c *countingAdapter) Hook(_ context.Context, name string, _ map[string]any)
 	}
 }
 func (c *countingAdapter) SupportsExecApprovalButtons() bool { return true }
-func (c *countingAdapter) SendExecApprovalPrompt(context.Context, server.ExecApprovalPrompt) error {
+func (c *countingAdapter) SendExecApprovalPrompt(context.Context, hermes.ExecApprovalPrompt) error {
 	return nil
 }
-func (c *countingAdapter) Send(context.Context, string, string, map[string]any) server.SendResult {
-	return server.SendResult{Success: true}
+func (c *countingAdapter) Send(context.Context, string, string, map[string]any) hermes.SendResult {
+	return hermes.SendResult{Success: true}
 }
 func (c *countingAdapter) InterruptSessionActivity(context.Context, string, string) {}
 

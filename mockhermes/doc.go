@@ -1,6 +1,6 @@
 // Package mockhermes is a scripted mock of the Hermes gateway, as real
-// Hermes behaves (../shared/hermes.md). It implements server.Hermes, calls a
-// server.Adapter with Hermes' hook names and keyword arguments (Hooks),
+// Hermes behaves (../shared/hermes.md). It implements hermes.Hermes, calls a
+// hermes.Adapter with Hermes' hook names and keyword arguments (hermes.Hooks, built from the typed kwargs of package hermes),
 // records the calls between the two, and plays scenarios written in a
 // small YAML format (schema/mockscript.schema.json).
 //

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/schema"
-	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // maxDriverBody bounds a driver request body.
@@ -141,7 +141,7 @@ func (d *driverAPI) hook(w http.ResponseWriter, r *http.Request) {
 	if req.Kwargs == nil {
 		req.Kwargs = map[string]any{}
 	}
-	if err := CheckHook(req.Name, req.Kwargs); err != nil {
+	if err := hermes.CheckHook(req.Name, req.Kwargs); err != nil {
 		writeErr(w, http.StatusBadRequest, "/hook: "+err.Error())
 		return
 	}
@@ -311,7 +311,7 @@ func (d *driverAPI) release(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, driver.OK{OK: true})
 }
 
-var _ server.Hermes = (*Mock)(nil)
+var _ hermes.Hermes = (*Mock)(nil)
 
 // Profile says which Hermes behaviours the mock has on (GET /profile's
 // hermes).

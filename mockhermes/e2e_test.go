@@ -11,9 +11,9 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/reference"
-	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // stack is a running reference instance: the real server and the mock
@@ -396,8 +396,8 @@ func notifications(t *testing.T, c *client.Conn, task string, n int) []lmp.Notif
 
 func TestE2EApprovalRecordsChoice(t *testing.T) {
 	for _, tc := range []struct{ choice, profile, keyPrefix string }{
-		{lmp.ChoiceOnce, "", server.SessionKeyPrefix},
-		{lmp.ChoiceDeny, "", server.SessionKeyPrefix},
+		{lmp.ChoiceOnce, "", hermes.SessionKeyPrefix},
+		{lmp.ChoiceDeny, "", hermes.SessionKeyPrefix},
 		// A gateway that multiplexes profiles names the profile in the key.
 		{lmp.ChoiceOnce, "work", "agent:work:loomi:dm:"},
 	} {
@@ -487,7 +487,7 @@ func TestE2ECancelLongRun(t *testing.T) {
 			stop = &calls[i]
 		}
 	}
-	if stop == nil || stop.Args["chat_id"] != task || stop.Args["session_key"] != server.SessionKeyPrefix+task {
+	if stop == nil || stop.Args["chat_id"] != task || stop.Args["session_key"] != hermes.SessionKeyPrefix+task {
 		t.Fatalf("interrupt not recorded: %+v", calls)
 	}
 	// The mock's turn has stopped: a new message plays at once, not after

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/server"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 // event is one call the mock made into the fake adapter.
@@ -18,7 +19,7 @@ type event struct {
 	Kind   string // hook, prompt, send
 	Name   string // hook name
 	Kwargs map[string]any
-	Prompt server.ExecApprovalPrompt
+	Prompt hermes.ExecApprovalPrompt
 	ChatID string
 	Text   string
 	Meta   map[string]any
@@ -62,7 +63,7 @@ func (f *fakeAdapter) Hook(_ context.Context, name string, kwargs map[string]any
 	f.add(event{Kind: "hook", Name: name, Kwargs: kwargs})
 }
 
-func (f *fakeAdapter) SendExecApprovalPrompt(_ context.Context, p server.ExecApprovalPrompt) error {
+func (f *fakeAdapter) SendExecApprovalPrompt(_ context.Context, p hermes.ExecApprovalPrompt) error {
 	f.add(event{Kind: "prompt", Prompt: p, ChatID: p.ChatID})
 	if f.promptBlock != nil {
 		<-f.promptBlock
@@ -70,12 +71,12 @@ func (f *fakeAdapter) SendExecApprovalPrompt(_ context.Context, p server.ExecApp
 	return f.promptErr
 }
 
-func (f *fakeAdapter) Send(_ context.Context, chatID, content string, md map[string]any) server.SendResult {
+func (f *fakeAdapter) Send(_ context.Context, chatID, content string, md map[string]any) hermes.SendResult {
 	f.add(event{Kind: "send", ChatID: chatID, Text: content, Meta: md})
 	if f.sendFails {
-		return server.SendResult{Error: "offline", Retryable: true}
+		return hermes.SendResult{Error: "offline", Retryable: true}
 	}
-	return server.SendResult{Success: true, MessageID: fmt.Sprintf("m%d", len(f.snapshot()))}
+	return hermes.SendResult{Success: true, MessageID: fmt.Sprintf("m%d", len(f.snapshot()))}
 }
 
 func (f *fakeAdapter) SupportsExecApprovalButtons() bool { return !f.noButtons }
@@ -197,4 +198,4 @@ func (yamlDoc) parse(t *testing.T, src string) *yaml.Node {
 	return doc.Content[0]
 }
 
-func serverListAll() server.ListSessionsOptions { return server.ListSessionsOptions{Limit: 200} }
+func serverListAll() hermes.ListSessionsOptions { return hermes.ListSessionsOptions{Limit: 200} }

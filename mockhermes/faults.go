@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 // Faults imitate how Hermes delivers hooks under load
@@ -188,6 +190,11 @@ type turnFaults struct {
 	f      Faults
 	deltas int
 	held   map[string]any // a delta held back by Reorder
+}
+
+// fire fires a hook built from its typed kwargs, through the faults.
+func (d *turnFaults) fire(ctx context.Context, a hermes.Args) {
+	d.hook(ctx, a.HookName(), hermes.Encode(a))
 }
 
 func (d *turnFaults) hook(ctx context.Context, name string, kw map[string]any) {

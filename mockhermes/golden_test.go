@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
-	"github.com/loomi-lmp/lmpkit/server"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden traces in testdata/golden")
@@ -57,8 +57,8 @@ func (tr *tracer) Hook(ctx context.Context, name string, kw map[string]any) {
 		tr.mu.Unlock()
 		if stop {
 			chat := strings.TrimPrefix(tr.m.chatOfSession(kw["session_id"].(string)), "")
-			if err := tr.m.HandleMessage(ctx, server.MessageEvent{Text: "/stop", MessageType: "text",
-				Source: server.SessionSource{Platform: Platform, ChatID: chat, ChatType: "dm", UserID: "device-1"}}); err != nil {
+			if err := tr.m.HandleMessage(ctx, hermes.MessageEvent{Text: "/stop", MessageType: "text",
+				Source: hermes.SessionSource{Platform: Platform, ChatID: chat, ChatType: "dm", UserID: "device-1"}}); err != nil {
 				tr.t.Errorf("/stop: %v", err)
 			}
 		}
@@ -67,7 +67,7 @@ func (tr *tracer) Hook(ctx context.Context, name string, kw map[string]any) {
 
 func (tr *tracer) SupportsExecApprovalButtons() bool { return true }
 
-func (tr *tracer) SendExecApprovalPrompt(ctx context.Context, p server.ExecApprovalPrompt) error {
+func (tr *tracer) SendExecApprovalPrompt(ctx context.Context, p hermes.ExecApprovalPrompt) error {
 	tr.add("adapter", "send_exec_approval", map[string]any{
 		"chat_id": p.ChatID, "command": p.Command, "session_key": p.SessionKey, "description": p.Description,
 		"allow_permanent": p.AllowPermanent, "allow_session": p.AllowSession, "smart_denied": p.SmartDenied,
@@ -81,9 +81,9 @@ func (tr *tracer) SendExecApprovalPrompt(ctx context.Context, p server.ExecAppro
 	return nil
 }
 
-func (tr *tracer) Send(_ context.Context, chatID, content string, md map[string]any) server.SendResult {
+func (tr *tracer) Send(_ context.Context, chatID, content string, md map[string]any) hermes.SendResult {
 	tr.add("adapter", "send", map[string]any{"chat_id": chatID, "content": content, "metadata": md})
-	return server.SendResult{Success: true, MessageID: "m1"}
+	return hermes.SendResult{Success: true, MessageID: "m1"}
 }
 
 func (tr *tracer) InterruptSessionActivity(_ context.Context, sessionKey, chatID string) {
@@ -320,12 +320,12 @@ func lineDiff(want, got string) string {
 // telemetry_schema_version on stream hooks), with Hermes' types.
 func checkHookKwargs(t *testing.T, name string, kw map[string]any) {
 	t.Helper()
-	h, ok := HookByName(name)
+	h, ok := hermes.HookByName(name)
 	if !ok {
 		t.Errorf("the mock fired %s, which is not one of Hermes' hooks it fires", name)
 		return
 	}
-	if err := CheckHook(name, kw); err != nil {
+	if err := hermes.CheckHook(name, kw); err != nil {
 		t.Error(err)
 	}
 	var missing, extra []string
@@ -335,7 +335,7 @@ func checkHookKwargs(t *testing.T, name string, kw map[string]any) {
 		}
 	}
 	for k := range kw {
-		if _, ok := h.kwarg(k); !ok {
+		if _, ok := h.Kwarg(k); !ok {
 			extra = append(extra, k)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
-	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // MockCommand is the prefix of an in-band scenario request from the phone.
@@ -18,7 +18,7 @@ const DefaultScenario = "reply"
 
 // Gateway commands the mock understands, as Hermes' gateway does.
 const (
-	StopCommand    = server.StopCommand
+	StopCommand    = hermes.StopCommand
 	NewCommand     = "/new"
 	ApproveCommand = "/approve"
 	DenyCommand    = "/deny"
@@ -33,7 +33,7 @@ const (
 // any other text plays reply. A message to a busy chat interrupts its
 // running turn and runs next (display.busy_input_mode interrupt, Hermes'
 // default), or waits behind it in queue mode.
-func (m *Mock) HandleMessage(ctx context.Context, ev server.MessageEvent) error {
+func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error {
 	m.rec.add("handle_message", map[string]any{"event": eventArgs(ev)}, nil)
 	chatID := ev.Source.ChatID
 	if chatID == "" {
@@ -95,7 +95,7 @@ func (m *Mock) HandleMessage(ctx context.Context, ev server.MessageEvent) error 
 	return nil
 }
 
-func (m *Mock) allowed(src server.SessionSource) bool {
+func (m *Mock) allowed(src hermes.SessionSource) bool {
 	if m.opts.AllowAllUsers {
 		return true
 	}
@@ -135,9 +135,8 @@ func (m *Mock) stop(chatID, cause, invalidation string) error {
 		if m.ctx.Err() != nil {
 			return
 		}
-		m.hook(m.ctx, "agent_loop_stopped", map[string]any{
-			"session_key": key, "platform": Platform,
-			"reason": "user_stop", "invalidation_reason": invalidation,
+		m.fire(m.ctx, hermes.AgentLoopStopped{
+			SessionKey: key, Platform: Platform, Reason: "user_stop", InvalidationReason: hermes.None(invalidation),
 		})
 		if invalidation == "stop_command" {
 			m.replyNow(chatID, "⚡ Stopped.")
@@ -187,7 +186,7 @@ func (m *Mock) helpText() string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func eventArgs(ev server.MessageEvent) map[string]any {
+func eventArgs(ev hermes.MessageEvent) map[string]any {
 	var ts any
 	if !ev.Timestamp.IsZero() {
 		ts = lmp.Timestamp(ev.Timestamp)

@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/server"
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
-func msg(chat, text string) server.MessageEvent {
-	return server.MessageEvent{
+func msg(chat, text string) hermes.MessageEvent {
+	return hermes.MessageEvent{
 		Text: text, MessageType: "text", MessageID: "m1", Timestamp: time.Unix(1759123456, 0),
-		Source: server.SessionSource{Platform: "loomi", ChatID: chat, ChatType: "dm", UserID: "dev_1", UserName: "Pixel"},
+		Source: hermes.SessionSource{Platform: "loomi", ChatID: chat, ChatType: "dm", UserID: "dev_1", UserName: "Pixel"},
 	}
 }
 
@@ -99,11 +99,11 @@ func TestListSessions(t *testing.T) {
 	f.waitHook(t, "on_stream_end", 1)
 	ended := m.SeedSession(SessionSeed{Title: "Old task", Model: "gpt-x", Preview: "earlier", Ended: true})
 	m.SeedSession(SessionSeed{ID: "tg1", Source: "telegram", Title: "On Telegram"})
-	rows, err := m.ListSessions(ctx, server.ListSessionsOptions{})
+	rows, err := m.ListSessions(ctx, hermes.ListSessionsOptions{})
 	if err != nil || len(rows) != 3 {
 		t.Fatalf("rows = %v, %v", rows, err)
 	}
-	byID := map[string]server.SessionRow{}
+	byID := map[string]hermes.SessionRow{}
 	for _, r := range rows {
 		byID[r.ID] = r
 	}
@@ -117,13 +117,13 @@ func TestListSessions(t *testing.T) {
 	if o := byID[ended]; o.EndedAt == nil || o.Title != "Old task" || o.Model != "gpt-x" {
 		t.Fatalf("seeded row = %+v", o)
 	}
-	if rows, _ := m.ListSessions(ctx, server.ListSessionsOptions{Limit: 1, Offset: 1}); len(rows) != 1 {
+	if rows, _ := m.ListSessions(ctx, hermes.ListSessionsOptions{Limit: 1, Offset: 1}); len(rows) != 1 {
 		t.Fatalf("limit/offset rows = %d", len(rows))
 	}
-	if rows, _ := m.ListSessions(ctx, server.ListSessionsOptions{Offset: 5}); len(rows) != 0 {
+	if rows, _ := m.ListSessions(ctx, hermes.ListSessionsOptions{Offset: 5}); len(rows) != 0 {
 		t.Fatalf("offset past end rows = %d", len(rows))
 	}
-	if rows, _ := m.ListSessions(ctx, server.ListSessionsOptions{Source: "telegram"}); len(rows) != 1 || rows[0].ID != "tg1" {
+	if rows, _ := m.ListSessions(ctx, hermes.ListSessionsOptions{Source: "telegram"}); len(rows) != 1 || rows[0].ID != "tg1" {
 		t.Fatalf("source filter rows = %d", len(rows))
 	}
 	var lists int

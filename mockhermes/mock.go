@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
-	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // Busy-input modes (display.busy_input_mode): what a message to a chat whose
@@ -48,7 +48,7 @@ type Options struct {
 	// AllowUser decides whether an inbound message's sender may talk to
 	// Hermes (the platform's allow-list). Nil refuses everyone unless
 	// AllowAllUsers is set, as Hermes does by default.
-	AllowUser func(server.SessionSource) bool
+	AllowUser func(hermes.SessionSource) bool
 	// AllowAllUsers lets every sender in (GATEWAY_ALLOW_ALL_USERS).
 	AllowAllUsers bool
 	// Crosstalk plays, beside each scenario turn, a turn of another
@@ -65,7 +65,7 @@ type Options struct {
 }
 
 // TelemetrySchemaVersion is the telemetry_schema_version stream hooks carry.
-const TelemetrySchemaVersion = "hermes.observer.v1"
+const TelemetrySchemaVersion = hermes.TelemetrySchemaVersion
 
 // Defaults of the turn metadata the mock reports in hooks.
 const (
@@ -73,7 +73,7 @@ const (
 	DefaultProvider = "mock"
 	// Platform is the Loomi platform's name: the source of its sessions and
 	// the surface of its turns' stream hooks.
-	Platform = server.Platform
+	Platform = hermes.Platform
 )
 
 // ErrClosed is returned by calls made after Close.
@@ -83,7 +83,7 @@ var ErrClosed = errors.New("mockhermes: closed")
 // Attach has been called.
 var ErrNotAttached = errors.New("mockhermes: no adapter attached")
 
-// Mock is a scripted Hermes gateway. It implements server.Hermes. Create it
+// Mock is a scripted Hermes gateway. It implements hermes.Hermes. Create it
 // with New and give it the server with Attach.
 type Mock struct {
 	opts Options
@@ -99,7 +99,7 @@ type Mock struct {
 	random func([]byte)
 
 	mu        sync.Mutex
-	adapter   server.Adapter
+	adapter   hermes.Adapter
 	out       *dispatcher
 	closed    bool
 	scenarios map[string]*Scenario
@@ -116,7 +116,7 @@ type Mock struct {
 	holds          holds   // calls Hermes is slow to answer (driver POST /hold)
 }
 
-var _ server.Hermes = (*Mock)(nil)
+var _ hermes.Hermes = (*Mock)(nil)
 
 // New returns a mock with the built-in scenarios loaded.
 func New(opts Options) *Mock {
@@ -184,7 +184,7 @@ func validProfileName(name string) bool {
 }
 
 // Attach gives the mock the adapter it calls: the server, once created.
-func (m *Mock) Attach(a server.Adapter) {
+func (m *Mock) Attach(a hermes.Adapter) {
 	m.mu.Lock()
 	m.adapter = a
 	m.mu.Unlock()
@@ -245,7 +245,7 @@ func (m *Mock) goroutine(f func()) bool {
 	return true
 }
 
-func (m *Mock) getAdapter() server.Adapter {
+func (m *Mock) getAdapter() hermes.Adapter {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.adapter
@@ -258,13 +258,18 @@ func (m *Mock) hook(ctx context.Context, name string, kwargs map[string]any) {
 	m.hookWith(ctx, m.opts.Faults, name, kwargs)
 }
 
+// fire fires a hook built from its typed kwargs.
+func (m *Mock) fire(ctx context.Context, a hermes.Args) {
+	m.hook(ctx, a.HookName(), hermes.Encode(a))
+}
+
 func (m *Mock) hookWith(ctx context.Context, f Faults, name string, kwargs map[string]any) {
-	if !isStreamHook(name) {
+	if !hermes.IsStreamHook(name) {
 		m.deliver(ctx, name, jsonShape(kwargs))
 		return
 	}
 	if _, ok := kwargs["telemetry_schema_version"]; !ok {
-		kwargs["telemetry_schema_version"] = TelemetrySchemaVersion
+		kwargs["telemetry_schema_version"] = TelemetrySchemaVersion // a driver's hook may leave it out
 	}
 	raw, err := json.Marshal(kwargs)
 	if err != nil || len(raw) > MaxStreamPayload {
@@ -323,17 +328,10 @@ func (m *Mock) newID(prefix string) string {
 
 // SessionKey is the gateway session key of the Loomi DM chat chatID in
 // Hermes' default profile: agent:main:loomi:dm:<chat_id>.
-func SessionKey(chatID string) string { return server.SessionKeyPrefix + chatID }
+func SessionKey(chatID string) string { return hermes.SessionKey("", chatID) }
 
 // sessionKey is the session key of the Loomi DM chat chatID under the
 // mock's gateway profile (Options.GatewayProfile).
 func (m *Mock) sessionKey(chatID string) string {
-	switch p := m.opts.GatewayProfile; p {
-	case "", "default":
-		return SessionKey(chatID)
-	case "main":
-		return "agent:main~:" + Platform + ":dm:" + chatID
-	default:
-		return "agent:" + p + ":" + Platform + ":dm:" + chatID
-	}
+	return hermes.SessionKey(m.opts.GatewayProfile, chatID)
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 // ScriptError is a problem in a scenario script, at a line and column.
@@ -361,8 +363,8 @@ func (p *parser) step(d stepDoc) Step {
 		s.HookName = p.str(f.Hook, "hook")
 		if s.HookName == "" && f.Hook.Tag == "!!str" {
 			errf(p, f.Hook, "hook needs a hook name")
-		} else if s.HookName != "" && !strings.Contains(s.HookName, "${") && !slices.Contains(KnownHooks(), s.HookName) {
-			errf(p, f.Hook, "hook %q is not one of Hermes' hooks (%s)", s.HookName, strings.Join(KnownHooks(), ", "))
+		} else if s.HookName != "" && !strings.Contains(s.HookName, "${") && !slices.Contains(hermes.KnownHooks(), s.HookName) {
+			errf(p, f.Hook, "hook %q is not one of Hermes' hooks (%s)", s.HookName, strings.Join(hermes.KnownHooks(), ", "))
 		}
 		s.Kwargs = map[string]any{}
 		if f.Kwargs.V != nil {

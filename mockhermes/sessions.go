@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/loomi-lmp/lmpkit/server"
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 // defaultListLimit is list_sessions_rich's default limit.
@@ -32,7 +32,7 @@ type chat struct {
 
 // sessionRow is a row of hermes_state's sessions table.
 type sessionRow struct {
-	row    server.SessionRow
+	row    hermes.SessionRow
 	parent string // parent_session_id, for a subagent's session
 }
 
@@ -54,7 +54,7 @@ func (m *Mock) chatLocked(chatID string) *chat {
 	if c.sessionID == "" {
 		c.sessionID = m.newSessionID()
 	}
-	m.rowLocked(c.sessionID, server.Platform)
+	m.rowLocked(c.sessionID, hermes.Platform)
 	return c
 }
 
@@ -63,7 +63,7 @@ func (m *Mock) rowLocked(id, source string) *sessionRow {
 	r := m.rows[id]
 	if r == nil {
 		now := m.now().UTC()
-		r = &sessionRow{row: server.SessionRow{ID: id, Source: source, Model: DefaultModel, StartedAt: now, LastActive: now}}
+		r = &sessionRow{row: hermes.SessionRow{ID: id, Source: source, Model: DefaultModel, StartedAt: now, LastActive: now}}
 		m.rows[id] = r
 	}
 	return r
@@ -71,7 +71,7 @@ func (m *Mock) rowLocked(id, source string) *sessionRow {
 
 // userMessage records a user message in the chat's current session.
 func (m *Mock) userMessageLocked(c *chat, text string) {
-	r := m.rowLocked(c.sessionID, server.Platform)
+	r := m.rowLocked(c.sessionID, hermes.Platform)
 	if r.row.Preview == "" {
 		r.row.Preview = truncateRunes(text, previewMax)
 	}
@@ -101,7 +101,7 @@ func (m *Mock) rolloverLocked(c *chat) {
 	}
 	c.sessionID = m.newSessionID()
 	c.turns, c.history = 0, nil
-	m.rowLocked(c.sessionID, server.Platform)
+	m.rowLocked(c.sessionID, hermes.Platform)
 }
 
 func truncateRunes(s string, n int) string {
@@ -131,7 +131,7 @@ func (m *Mock) SeedSession(s SessionSeed) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if s.Source == "" {
-		s.Source = server.Platform
+		s.Source = hermes.Platform
 	}
 	id := s.ID
 	if s.ChatID != "" {
@@ -185,14 +185,14 @@ func (m *Mock) SessionOf(chatID string) string {
 // ListSessions is the session store's list_sessions_rich (F-9): read-only,
 // rows of every platform unless opts.Source is given, newest started_at
 // first, with preview and last_active.
-func (m *Mock) ListSessions(ctx context.Context, opts server.ListSessionsOptions) ([]server.SessionRow, error) {
+func (m *Mock) ListSessions(ctx context.Context, opts hermes.ListSessionsOptions) ([]hermes.SessionRow, error) {
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = defaultListLimit
 	}
 	offset := max(opts.Offset, 0)
 	m.mu.Lock()
-	rows := make([]server.SessionRow, 0, len(m.rows))
+	rows := make([]hermes.SessionRow, 0, len(m.rows))
 	for _, s := range m.rows {
 		if (opts.Source != "" && s.row.Source != opts.Source) || s.parent != "" {
 			continue // another platform's, or a subagent's (include_children=False)

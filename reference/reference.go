@@ -20,6 +20,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/dashboard"
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/internal/buildinfo"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/mockhermes"
@@ -153,8 +154,8 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		// The Loomi platform's allow-list is its paired devices: the server
 		// passes on only the messages of authenticated devices, with the
 		// device id as user id, so every such sender is allowed.
-		AllowUser: func(src server.SessionSource) bool {
-			return src.Platform == server.Platform && src.UserID != ""
+		AllowUser: func(src hermes.SessionSource) bool {
+			return src.Platform == hermes.Platform && src.UserID != ""
 		},
 	}
 	if err := mockhermes.CheckOptions(hermes); err != nil {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -42,19 +43,14 @@ func (t *approvalTable) addLocked(a *approvalState) {
 	}
 }
 
-// approvalHook holds the kwargs both approval hooks carry.
+// approvalHook holds what the adapter reads of both approval hooks.
 type approvalHook struct {
 	key, turn, session, surface string
 	coalesced                   bool
 }
 
-func approvalHookOf(k kwargs) (approvalHook, error) {
-	v, err := k.strs("session_key", "turn_id", "session_id", "surface")
-	if err != nil {
-		return approvalHook{}, err
-	}
-	coalesced, err := k.boolean("coalesced")
-	return approvalHook{key: v[0], turn: v[1], session: v[2], surface: v[3], coalesced: coalesced}, err
+func approvalHookOf(a hermes.Approval, coalesced bool) approvalHook {
+	return approvalHook{key: a.SessionKey, turn: a.TurnID, session: a.SessionID, surface: a.Surface, coalesced: coalesced}
 }
 
 // prompted reports whether the hook is of an approval the adapter is asked
@@ -67,11 +63,12 @@ func (h approvalHook) prompted() bool { return !h.coalesced && h.surface != "sma
 // the hook's session to it (note 18), and its turn_id names the run the
 // prompt will belong to.
 func (s *Server) onApprovalRequest(k kwargs) error {
-	h, err := approvalHookOf(k)
+	a, err := hermes.Decode[hermes.PreApprovalRequest](k)
 	if err != nil {
 		return err
 	}
-	chat, ok := chatOfKey(h.key)
+	h := approvalHookOf(a.Approval, a.Coalesced)
+	chat, ok := hermes.ChatOfKey(h.key)
 	if !ok {
 		return nil // another platform's approval (note 19)
 	}
@@ -96,14 +93,14 @@ func (s *Server) onApprovalRequest(k kwargs) error {
 // wall-clock deadline: the run is the turn of the chat's oldest
 // pre_approval_request still waiting for its prompt (else the chat's
 // unfinished run), and deadline_ts is now + ApprovalTimeout (note 15).
-func (s *Server) SendExecApprovalPrompt(ctx context.Context, p ExecApprovalPrompt) error {
+func (s *Server) SendExecApprovalPrompt(ctx context.Context, p hermes.ExecApprovalPrompt) error {
 	id := p.RequestID
 	if id == "" {
 		id = randomID("apr_")
 	}
 	task := p.ChatID
 	if task == "" {
-		task, _ = chatOfKey(p.SessionKey)
+		task, _ = hermes.ChatOfKey(p.SessionKey)
 	}
 	deadline := time.Now().Add(s.cfg.ApprovalTimeout)
 
@@ -169,7 +166,7 @@ func (a *approvalState) refs() (taskRef, runRef *string) {
 // choicesOf builds the prompt's actions as send_exec_approval narrows
 // them: "always" needs allow_permanent, "session" needs allow_session, and
 // a smart-denied command offers only once and deny.
-func choicesOf(p ExecApprovalPrompt) []lmp.ApprovalChoice {
+func choicesOf(p hermes.ExecApprovalPrompt) []lmp.ApprovalChoice {
 	choices := []lmp.ApprovalChoice{{Label: "Allow once", Choice: lmp.ChoiceOnce, Style: lmp.StylePrimary}}
 	if p.AllowSession && !p.SmartDenied {
 		choices = append(choices, lmp.ApprovalChoice{Label: "Allow for this session", Choice: lmp.ChoiceSession, Style: lmp.StyleSecondary})
@@ -295,15 +292,16 @@ func decidedBy(choice string, claimed bool) string {
 // names one, which is the one Hermes resolves first (FIFO). A hook of an
 // approval that had no prompt answers none.
 func (s *Server) onApprovalResponse(k kwargs) error {
-	h, err := approvalHookOf(k)
+	post, err := hermes.Decode[hermes.PostApprovalResponse](k)
 	if err != nil {
 		return err
 	}
-	v, err := k.strs("choice", "request_id", "approval_id")
-	if err != nil {
-		return err
-	}
-	choice, id := v[0], cmp.Or(v[1], v[2])
+	h := approvalHookOf(post.Approval, false)
+	// Hermes passes no request or approval id today; one that a later
+	// Hermes passes names the approval.
+	reqID, _ := k["request_id"].(string)
+	apprID, _ := k["approval_id"].(string)
+	choice, id := post.Choice, cmp.Or(reqID, apprID)
 	if !h.prompted() {
 		return nil
 	}

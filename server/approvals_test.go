@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
-	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // The prompt's buttons are narrowed as send_exec_approval asks (H-3).
@@ -25,8 +25,8 @@ func TestApprovalChoicesNarrowed(t *testing.T) {
 	}
 	for i, tc := range cases {
 		id := fmt.Sprint("req_", i)
-		err := e.srv.SendExecApprovalPrompt(context.Background(), server.ExecApprovalPrompt{
-			ChatID: "task_a", Command: "rm -rf x", SessionKey: server.SessionKeyPrefix + "task_a",
+		err := e.srv.SendExecApprovalPrompt(context.Background(), hermes.ExecApprovalPrompt{
+			ChatID: "task_a", Command: "rm -rf x", SessionKey: hermes.SessionKeyPrefix + "task_a",
 			AllowPermanent: tc.perm, AllowSession: tc.sess, SmartDenied: tc.smart, RequestID: id,
 		})
 		if err != nil {

@@ -1,8 +1,9 @@
 package server
 
 import (
-	"strings"
 	"time"
+
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 // Task identity (notes 18 and 19). A task is one of the adapter's chats:
@@ -82,16 +83,17 @@ func (t *runTable) claimInboundLocked(text, sender, chat string) (string, bool) 
 // a message the adapter sent links its session to the chat (note 18); the
 // turn's run is then known before its stream hooks arrive.
 func (s *Server) onPreLLMCall(k kwargs) error {
-	turn, session, err := turnOf(k)
+	a, err := hermes.Decode[hermes.PreLLMCall](k)
 	if err != nil {
 		return err
 	}
-	v, err := k.strs("platform", "task_id", "user_message", "sender_id", "model")
+	turn := a.TurnID
+	session, err := hookTurn{turn: turn, session: a.SessionID, task: a.TaskID}.sessionOf()
 	if err != nil {
 		return err
 	}
-	platform, task, text, sender, model := v[0], v[1], v[2], v[3], v[4]
-	if platform != Platform || (task != "" && task != session) {
+	platform, task, text, sender, model := a.Platform, a.TaskID, a.UserMessage, a.SenderID, a.Model
+	if platform != hermes.Platform || (task != "" && task != session) {
 		return nil // another platform's turn, or a subagent's (note 19)
 	}
 	t := s.runs
@@ -110,24 +112,6 @@ func (s *Server) onPreLLMCall(k kwargs) error {
 		r.model = model
 	}
 	return nil
-}
-
-// chatOfKey returns the chat of a Loomi DM session key, or false for
-// another platform's key. Hermes lays a DM's key out as
-// agent:<profile>:<platform>:dm:<chat_id>, where the profile is main unless
-// the gateway multiplexes profiles, and a profile's name holds no colon; the
-// chat id is put in as it is, colons and all.
-func chatOfKey(sessionKey string) (string, bool) {
-	rest, ok := strings.CutPrefix(sessionKey, "agent:")
-	if !ok {
-		return "", false
-	}
-	profile, rest, ok := strings.Cut(rest, ":")
-	if !ok || profile == "" {
-		return "", false
-	}
-	chat, ok := strings.CutPrefix(rest, Platform+":dm:")
-	return chat, ok && chat != ""
 }
 
 // runForTurnLocked returns the run of a turn in chat, creating it when

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -75,11 +76,11 @@ func (c *conn) handleMessage(ctx context.Context, task, text, messageID string) 
 
 // messageEvent builds what build_source and MessageEvent carry for a
 // message from this device into the task's DM chat.
-func (c *conn) messageEvent(task, text, messageID string) MessageEvent {
-	return MessageEvent{
+func (c *conn) messageEvent(task, text, messageID string) hermes.MessageEvent {
+	return hermes.MessageEvent{
 		Text: text, MessageType: "text", MessageID: messageID, Timestamp: time.Now(),
-		Source: SessionSource{
-			Platform: Platform, ChatID: task, ChatName: task, ChatType: "dm",
+		Source: hermes.SessionSource{
+			Platform: hermes.Platform, ChatID: task, ChatName: task, ChatType: "dm",
 			UserID: c.dev.rec.ID, UserName: c.dev.rec.Model,
 		},
 	}
@@ -108,7 +109,7 @@ func (c *conn) cmdInterrupt(ctx context.Context, f lmp.ClientFrame) {
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
 	// Enforces F-6: run.cancel (and run.pause) interrupts the turn with the inbound message /stop.
-	if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, StopCommand, randomID("stop_"))); err != nil {
+	if err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, hermes.StopCommand, randomID("stop_"))); err != nil {
 		c.log.Warn("interrupt failed", "run", p.RunID, "err", err)
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not interrupt the run: "+err.Error(), "")
 	}
@@ -163,7 +164,7 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 	ctx, cancel := context.WithTimeout(ctx, hermesCallTimeout)
 	defer cancel()
 	// Enforces F-9: task.list is answered from list_sessions_rich, read-only, honouring limit and status_filter.
-	rows, err := c.s.hermes.ListSessions(ctx, ListSessionsOptions{Source: Platform, Limit: maxTaskList})
+	rows, err := c.s.hermes.ListSessions(ctx, hermes.ListSessionsOptions{Source: hermes.Platform, Limit: maxTaskList})
 	if err != nil {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not list sessions: "+err.Error(), p.RequestID)
 		return
@@ -182,7 +183,7 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 }
 
 // tasksOf folds session rows, newest first, into one task per chat.
-func (s *Server) tasksOf(rows []SessionRow) []lmp.Task {
+func (s *Server) tasksOf(rows []hermes.SessionRow) []lmp.Task {
 	var tasks []lmp.Task
 	at := map[string]int{} // task id → its index in tasks
 	for _, r := range rows {
@@ -205,7 +206,7 @@ func (s *Server) tasksOf(rows []SessionRow) []lmp.Task {
 }
 
 // taskOf maps a session row: live while ended_at is null.
-func taskOf(r SessionRow) lmp.Task {
+func taskOf(r hermes.SessionRow) lmp.Task {
 	t := lmp.Task{
 		TaskID: r.ID, Status: lmp.TaskStatusLive, Source: r.Source,
 		StartedAt: lmp.Timestamp(r.StartedAt), MessageCount: r.MessageCount,

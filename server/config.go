@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -20,7 +21,7 @@ type Config struct {
 	// DataDir holds the bbolt store (files 0600, directory 0700). Required.
 	DataDir string
 	// Hermes is the gateway the server talks to. Required.
-	Hermes Hermes
+	Hermes hermes.Hermes
 
 	// Profile holds the timings and windows: PingInterval (T-4),
 	// PongTimeout and MissedPongs (T-5), AuthTimeout (S-4), PairTTL (P-5),

@@ -1,6 +1,6 @@
 // Package server is the reference LMP v1 server: the WebSocket endpoint,
 // pairing, devices, the shared replay log and the mapping between LMP frames
-// and the Hermes interfaces (Hermes, Adapter). The one place that makes a
+// and the Hermes interfaces (hermes.Hermes, hermes.Adapter). The one place that makes a
 // protocol rule true carries a comment "Enforces <rule ID>: …"; any other
 // mention of a rule ID is a reference (docs/architecture.md, "Rule
 // traceability"). Decisions on the points the spec leaves open follow

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server"
 )
@@ -24,10 +25,10 @@ import (
 // /stop fires agent_loop_stopped.
 type fakeHermes struct {
 	mu       sync.Mutex
-	adapter  server.Adapter
+	adapter  hermes.Adapter
 	calls    []call
 	pending  map[string]bool // approval request ids still waiting
-	sessions []server.SessionRow
+	sessions []hermes.SessionRow
 	failNext error
 	// held, when set, holds every handle_message until it is closed (or
 	// the call's context ends), as a slow gateway would.
@@ -77,7 +78,7 @@ func (h *fakeHermes) ResolveGatewayApproval(ctx context.Context, sessionKey, cho
 	return 1, nil
 }
 
-func (h *fakeHermes) HandleMessage(ctx context.Context, ev server.MessageEvent) error {
+func (h *fakeHermes) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error {
 	if err := h.record("handle_message", map[string]any{"text": ev.Text, "chat_id": ev.Source.ChatID, "user_id": ev.Source.UserID}); err != nil {
 		return err
 	}
@@ -91,22 +92,22 @@ func (h *fakeHermes) HandleMessage(ctx context.Context, ev server.MessageEvent) 
 			return ctx.Err()
 		}
 	}
-	if ev.Text == server.StopCommand {
+	if ev.Text == hermes.StopCommand {
 		// The gateway's /stop: interrupt_session_activity, then agent_loop_stopped.
-		key := server.SessionKeyPrefix + ev.Source.ChatID
+		key := hermes.SessionKeyPrefix + ev.Source.ChatID
 		h.adapter.InterruptSessionActivity(ctx, key, ev.Source.ChatID)
 		h.adapter.Hook(ctx, "agent_loop_stopped", map[string]any{"session_key": key, "platform": "loomi", "reason": "stop", "invalidation_reason": "stop_command"})
 	}
 	return nil
 }
 
-func (h *fakeHermes) ListSessions(ctx context.Context, opts server.ListSessionsOptions) ([]server.SessionRow, error) {
+func (h *fakeHermes) ListSessions(ctx context.Context, opts hermes.ListSessionsOptions) ([]hermes.SessionRow, error) {
 	if err := h.record("list_sessions_rich", map[string]any{"limit": opts.Limit, "source": opts.Source}); err != nil {
 		return nil, err
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var rows []server.SessionRow
+	var rows []hermes.SessionRow
 	for _, r := range h.sessions {
 		if opts.Source == "" || r.Source == opts.Source {
 			rows = append(rows, r)
@@ -130,7 +131,7 @@ func (h *fakeHermes) holdMessages() (release func()) {
 }
 
 // setSessions replaces the session store's rows, newest first.
-func (h *fakeHermes) setSessions(rows ...server.SessionRow) {
+func (h *fakeHermes) setSessions(rows ...hermes.SessionRow) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.sessions = rows
@@ -142,9 +143,9 @@ func (h *fakeHermes) askApproval(t *testing.T, task, requestID string) {
 	h.mu.Lock()
 	h.pending[requestID] = true
 	h.mu.Unlock()
-	key := server.SessionKeyPrefix + task
+	key := hermes.SessionKeyPrefix + task
 	h.adapter.Hook(context.Background(), "pre_approval_request", map[string]any{"session_key": key, "command": "rm -rf /tmp/x"})
-	err := h.adapter.SendExecApprovalPrompt(context.Background(), server.ExecApprovalPrompt{
+	err := h.adapter.SendExecApprovalPrompt(context.Background(), hermes.ExecApprovalPrompt{
 		ChatID: task, Command: "rm -rf /tmp/x", SessionKey: key, RequestID: requestID,
 		SmartDenied: true, // offers once and deny
 	})

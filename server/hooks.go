@@ -1,10 +1,12 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -12,38 +14,37 @@ import (
 // process-wide: those of other platforms' turns and of subagents are
 // dropped (note 19). A malformed hook is dropped with a log line; nothing
 // here may panic the server.
-func (s *Server) Hook(ctx context.Context, name string, kw map[string]any) {
+func (s *Server) Hook(ctx context.Context, name string, k map[string]any) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("hook dropped: internal error", "hook", name, "panic", fmt.Sprint(r))
 		}
 	}()
-	k := kwargs(kw)
 	var err error
 	// Enforces H-1: run.started/delta/interim/completed come from the on_stream_* and on_interim_message hooks (and the turn's end).
 	// Enforces H-2: run.tool_started/finished come from pre_tool_call and post_tool_call.
 	switch name {
-	case "pre_llm_call":
+	case hermes.HookPreLLMCall:
 		err = s.onPreLLMCall(k)
-	case "on_stream_start":
+	case hermes.HookOnStreamStart:
 		err = s.onStreamStart(k)
-	case "on_stream_delta":
+	case hermes.HookOnStreamDelta:
 		err = s.onStreamDelta(k)
-	case "on_interim_message":
+	case hermes.HookOnInterimMessage:
 		err = s.onInterim(k)
-	case "on_stream_end":
+	case hermes.HookOnStreamEnd:
 		err = s.onStreamEnd(k)
-	case "pre_tool_call":
+	case hermes.HookPreToolCall:
 		err = s.onToolCall(k, false)
-	case "post_tool_call":
+	case hermes.HookPostToolCall:
 		err = s.onToolCall(k, true)
-	case "pre_approval_request":
+	case hermes.HookPreApprovalRequest:
 		err = s.onApprovalRequest(k)
-	case "post_approval_response":
+	case hermes.HookPostApprovalResponse:
 		err = s.onApprovalResponse(k)
-	case "agent_loop_stopped":
+	case hermes.HookAgentLoopStopped:
 		err = s.onLoopStopped(k)
-	case "on_session_end":
+	case hermes.HookOnSessionEnd:
 		err = s.onSessionEnd(k)
 	default:
 		return // unknown hooks are ignored
@@ -53,56 +54,57 @@ func (s *Server) Hook(ctx context.Context, name string, kw map[string]any) {
 	}
 }
 
-// turnOf reads the turn and the Hermes session a hook belongs to. In
-// gateway turns task_id == session_id.
-func turnOf(k kwargs) (turn, session string, err error) {
-	if turn, err = k.str("turn_id"); err != nil {
-		return "", "", err
+// kwargs are a hook's keyword arguments as they arrive; package hermes
+// reads them into its typed Args.
+type kwargs = map[string]any
+
+// hookTurn is what a hook says about the turn it belongs to.
+type hookTurn struct {
+	turn, session, task      string
+	surface, model, provider string
+}
+
+// sessionOf is the Hermes session a hook belongs to: session_id, or
+// task_id when a hook gives no session_id (gateway turns run with
+// task_id == session_id).
+func (h hookTurn) sessionOf() (string, error) {
+	if h.turn == "" {
+		return "", fmt.Errorf("kwarg turn_id: missing")
 	}
-	if turn == "" {
-		return "", "", fmt.Errorf("kwarg turn_id: missing")
+	if s := cmp.Or(h.session, h.task); s != "" {
+		return s, nil
 	}
-	if session, err = k.str("session_id"); err != nil {
-		return "", "", err
-	}
-	if session == "" {
-		if session, err = k.str("task_id"); err != nil {
-			return "", "", err
-		}
-	}
-	if session == "" {
-		return "", "", fmt.Errorf("kwargs session_id and task_id: missing")
-	}
-	return turn, session, nil
+	return "", fmt.Errorf("kwargs session_id and task_id: missing")
+}
+
+func streamTurn(b hermes.StreamBase) hookTurn {
+	return hookTurn{turn: b.TurnID, session: b.SessionID, surface: b.Surface, model: b.Model, provider: b.Provider}
 }
 
 // withRun runs f with runs.mu held on the run of the hook's turn, unless
 // the turn is not one of the adapter's chats (note 19) or its run has
 // ended: nothing follows a terminal frame (note 6).
-func (s *Server) withRun(k kwargs, f func(r *runState)) error {
-	turn, session, err := turnOf(k)
+func (s *Server) withRun(h hookTurn, f func(r *runState)) error {
+	session, err := h.sessionOf()
 	if err != nil {
 		return err
 	}
-	surface, err := k.str("surface")
-	if err != nil {
-		return err
-	}
-	if surface != "" && surface != Platform {
+	surface := h.surface
+	if surface != "" && surface != hermes.Platform {
 		return nil // a turn of another platform (note 19)
 	}
 	s.runs.mu.Lock()
 	defer s.runs.mu.Unlock()
-	r := s.hookRunLocked(turn, session)
+	r := s.hookRunLocked(h.turn, session)
 	if r == nil || r.ended {
 		return nil
 	}
 	r.touched = time.Now()
-	if v, _ := k.str("model"); v != "" {
-		r.model = v
+	if h.model != "" {
+		r.model = h.model
 	}
-	if v, _ := k.str("provider"); v != "" {
-		r.provider = v
+	if h.provider != "" {
+		r.provider = h.provider
 	}
 	if surface != "" {
 		r.surface = surface
@@ -112,14 +114,14 @@ func (s *Server) withRun(k kwargs, f func(r *runState)) error {
 }
 
 func (s *Server) onStreamStart(k kwargs) error {
-	it, err := k.num("iteration")
+	a, err := hermes.Decode[hermes.OnStreamStart](k)
 	if err != nil {
 		return err
 	}
-	return s.withRun(k, func(r *runState) {
+	return s.withRun(streamTurn(a.StreamBase), func(r *runState) {
 		s.startLocked(r)
 		r.callErr = "" // a model call after a failed one is Hermes' retry
-		r.iteration = max(r.iteration, int(it))
+		r.iteration = max(r.iteration, a.Iteration)
 	})
 }
 
@@ -127,14 +129,11 @@ func (s *Server) onStreamStart(k kwargs) error {
 const maxStreamed = 256 << 10
 
 func (s *Server) onStreamDelta(k kwargs) error {
-	text, err := k.str("delta")
+	a, err := hermes.Decode[hermes.OnStreamDelta](k)
 	if err != nil {
 		return err
 	}
-	kind, err := k.str("kind")
-	if err != nil {
-		return err
-	}
+	text, kind, it := a.Delta, a.Kind, a.Iteration
 	switch kind {
 	case "", lmp.DeltaKindText:
 		kind = lmp.DeltaKindText
@@ -142,35 +141,29 @@ func (s *Server) onStreamDelta(k kwargs) error {
 	default:
 		return fmt.Errorf("kwarg kind: %q is not text or reasoning", kind)
 	}
-	it, err := k.num("iteration")
-	if err != nil {
-		return err
-	}
-	return s.withRun(k, func(r *runState) {
+	return s.withRun(streamTurn(a.StreamBase), func(r *runState) {
 		s.startLocked(r)
 		if kind == lmp.DeltaKindText {
-			if int(it) != r.streamIt {
+			if it != r.streamIt {
 				r.streamed.Reset()
-				r.streamIt = int(it)
+				r.streamIt = it
 			}
 			if r.streamed.Len()+len(text) <= maxStreamed {
 				r.streamed.WriteString(text)
 			}
 		}
-		s.publish(lmp.TypeRunDelta, &r.chat, &r.id, lmp.RunDelta{RunID: r.id, Text: text, Kind: kind, Iteration: int(it)})
+		s.publish(lmp.TypeRunDelta, &r.chat, &r.id, lmp.RunDelta{RunID: r.id, Text: text, Kind: kind, Iteration: it})
 	})
 }
 
 func (s *Server) onInterim(k kwargs) error {
-	text, err := k.str("text")
+	a, err := hermes.Decode[hermes.OnInterimMessage](k)
 	if err != nil {
 		return err
 	}
-	already, err := k.boolean("already_streamed")
-	if err != nil {
-		return err
-	}
-	return s.withRun(k, func(r *runState) {
+	text := a.Text
+	already := a.AlreadyStreamed
+	return s.withRun(streamTurn(a.StreamBase), func(r *runState) {
 		s.startLocked(r)
 		s.publish(lmp.TypeRunInterim, &r.chat, &r.id, lmp.RunInterim{RunID: r.id, Text: text, AlreadyStreamed: already})
 	})
@@ -181,18 +174,12 @@ func (s *Server) onInterim(k kwargs) error {
 // asks for tools, and a failed call may be retried in the same turn. It
 // keeps the call's outcome for the turn's end.
 func (s *Server) onStreamEnd(k kwargs) error {
-	finalText, err := k.str("final_text")
+	a, err := hermes.Decode[hermes.OnStreamEnd](k)
 	if err != nil {
 		return err
 	}
-	if _, err := k.boolean("finished"); err != nil {
-		return err
-	}
-	errText, err := k.str("error")
-	if err != nil {
-		return err
-	}
-	return s.withRun(k, func(r *runState) {
+	finalText, errText := a.FinalText, hermes.Deref(a.Error)
+	return s.withRun(streamTurn(a.StreamBase), func(r *runState) {
 		s.startLocked(r)
 		r.callErr = errText
 		if errText == "" && finalText != "" {
@@ -206,22 +193,15 @@ func (s *Server) onStreamEnd(k kwargs) error {
 // A completed turn waits for its final reply through send(), which carries
 // the final text, for at most FinalReplyWait.
 func (s *Server) onSessionEnd(k kwargs) error {
-	completed, err := k.boolean("completed")
+	a, err := hermes.Decode[hermes.OnSessionEnd](k)
 	if err != nil {
 		return err
 	}
-	interrupted, err := k.boolean("interrupted")
-	if err != nil {
-		return err
-	}
-	platform, err := k.str("platform")
-	if err != nil {
-		return err
-	}
-	if platform != "" && platform != Platform {
+	completed, interrupted := a.Completed, a.Interrupted
+	if a.Platform != "" && a.Platform != hermes.Platform {
 		return nil // another platform's turn (note 19)
 	}
-	return s.withRun(k, func(r *runState) {
+	return s.withRun(hookTurn{turn: a.TurnID, session: a.SessionID, task: a.TaskID, model: a.Model}, func(r *runState) {
 		s.startLocked(r)
 		switch {
 		case interrupted:
@@ -242,24 +222,21 @@ func (s *Server) onSessionEnd(k kwargs) error {
 // tool_call_id; index numbers the calls of one iteration in pre_tool_call
 // order; duration is duration_ms / 1000; ok is status == "ok" (an "error",
 // also a command denied at approval, or a plugin's "blocked" is not ok).
+//
+// Both hooks are read as post_tool_call, whose kwargs are pre_tool_call's
+// and the outcome's.
 func (s *Server) onToolCall(k kwargs, post bool) error {
-	v, err := k.strs("tool_name", "tool_call_id")
+	a, err := hermes.Decode[hermes.PostToolCall](k)
 	if err != nil {
 		return err
 	}
-	tool, callID := v[0], v[1]
-	var durMS float64
-	var status string
-	if post {
-		if durMS, err = k.num("duration_ms"); err != nil {
-			return err
-		}
-		if status, err = k.str("status"); err != nil {
-			return err
-		}
+	tool, callID := a.ToolName, a.ToolCallID
+	durMS, status := float64(a.DurationMS), a.Status
+	var args any
+	if a.Args != nil {
+		args = a.Args
 	}
-	args := k["args"]
-	return s.withRun(k, func(r *runState) {
+	return s.withRun(hookTurn{turn: a.TurnID, session: a.SessionID, task: a.TaskID}, func(r *runState) {
 		s.startLocked(r)
 		_, open := r.calls[callID]
 		repeated := callID != "" && (r.finished[callID] || (open && !post))
@@ -308,11 +285,11 @@ func (s *Server) toolStartedLocked(r *runState, tool, callID string, args any) t
 // onLoopStopped is agent_loop_stopped: /stop or /new stopped the chat's
 // turn, which ends cancelled.
 func (s *Server) onLoopStopped(k kwargs) error {
-	key, err := k.str("session_key")
+	a, err := hermes.Decode[hermes.AgentLoopStopped](k)
 	if err != nil {
 		return err
 	}
-	if chat, ok := chatOfKey(key); ok {
+	if chat, ok := hermes.ChatOfKey(a.SessionKey); ok {
 		s.cancelChatRun(chat)
 	}
 	return nil
@@ -323,7 +300,7 @@ func (s *Server) onLoopStopped(k kwargs) error {
 // cancelled (F-6), its waiting approvals with it.
 func (s *Server) InterruptSessionActivity(ctx context.Context, sessionKey, chatID string) {
 	if chatID == "" {
-		chatID, _ = chatOfKey(sessionKey)
+		chatID, _ = hermes.ChatOfKey(sessionKey)
 	}
 	if chatID != "" {
 		s.cancelChatRun(chatID)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/server"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkTurn(b *testing.B) {
 	ctx := context.Background()
 	const chat, session = "task_bench", "20261201_101500_bench"
 	// The approval hooks name the chat: they link its session.
-	srv.Hook(ctx, "pre_approval_request", map[string]any{"session_key": server.SessionKeyPrefix + chat,
+	srv.Hook(ctx, "pre_approval_request", map[string]any{"session_key": hermes.SessionKeyPrefix + chat,
 		"session_id": session, "surface": "smart", "turn_id": nil})
 
 	b.Run("baseline-notifications", func(b *testing.B) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server"
 )
@@ -55,8 +56,8 @@ func chatTurn(t *testing.T, e *env, c *client.Conn, dev client.Device, chat, ses
 		t.Fatal(err)
 	}
 	_, ack := expectType[lmp.Ack](t, c)
-	h := hermesTurn{e: e, turn: turn, session: session, chat: lmp.Deref(ack.TaskID), surface: server.Platform,
-		platform: server.Platform, task: session, sender: dev.ID, message: text}
+	h := hermesTurn{e: e, turn: turn, session: session, chat: lmp.Deref(ack.TaskID), surface: hermes.Platform,
+		platform: hermes.Platform, task: session, sender: dev.ID, message: text}
 	h.preLLMCall()
 	return h
 }
@@ -127,7 +128,7 @@ func (h hermesTurn) sessionEnd(completed, interrupted bool) {
 }
 
 // reply is the gateway's delivery of the turn's final reply through send().
-func (h hermesTurn) reply(text string) server.SendResult {
+func (h hermesTurn) reply(text string) hermes.SendResult {
 	return h.e.srv.Send(context.Background(), h.chat, text, map[string]any{"notify": true})
 }
 
@@ -307,7 +308,7 @@ func TestOtherPlatformsAndSubagentsAreNotShown(t *testing.T) { // note 19
 	parent.start(1)
 	// The subagent runs with its own session and task ids, on the same
 	// platform, with the parent's user message text.
-	sub := foreignTurn(e, "s_child", "t_child", server.Platform)
+	sub := foreignTurn(e, "s_child", "t_child", hermes.Platform)
 	sub.task, sub.message, sub.sender = "subagent_1", parent.message, dev.ID
 	sub.preLLMCall()
 	sub.start(1)
@@ -315,7 +316,7 @@ func TestOtherPlatformsAndSubagentsAreNotShown(t *testing.T) { // note 19
 	sub.end(1, "subagent text", nil)
 	sub.sessionEnd(true, false)
 
-	stray := foreignTurn(e, "s_unknown", "t_stray", server.Platform)
+	stray := foreignTurn(e, "s_unknown", "t_stray", hermes.Platform)
 	stray.start(1)
 	stray.delta(1, "stray")
 
@@ -338,7 +339,7 @@ func TestApprovalBelongsToItsRun(t *testing.T) { // H-3, note 15, note 18
 	h.start(1)
 	h.end(1, "", nil)
 	h.preTool("terminal", "call_rm")
-	key := server.SessionKeyPrefix + h.chat
+	key := hermes.SessionKeyPrefix + h.chat
 	approvalHook := func(name string, kv ...any) {
 		hook(e, name, with(map[string]any{"command": "rm -rf build", "description": "recursive delete", "pattern_key": "rm",
 			"pattern_keys": []any{"rm"}, "session_key": key, "surface": "gateway", "turn_id": h.turn,
@@ -346,7 +347,7 @@ func TestApprovalBelongsToItsRun(t *testing.T) { // H-3, note 15, note 18
 	}
 	approvalHook("pre_approval_request")
 	before := time.Now()
-	if err := e.srv.SendExecApprovalPrompt(context.Background(), server.ExecApprovalPrompt{
+	if err := e.srv.SendExecApprovalPrompt(context.Background(), hermes.ExecApprovalPrompt{
 		ChatID: h.chat, Command: "rm -rf build", SessionKey: key, Description: "recursive delete",
 		AllowPermanent: false, AllowSession: true, RequestID: "req_rm",
 	}); err != nil {
@@ -374,7 +375,7 @@ func TestApprovalBelongsToItsRun(t *testing.T) { // H-3, note 15, note 18
 
 	// A second approval is still waiting when the turn ends.
 	approvalHook("pre_approval_request", "tool_call_id", "call_rm2")
-	if err := e.srv.SendExecApprovalPrompt(context.Background(), server.ExecApprovalPrompt{
+	if err := e.srv.SendExecApprovalPrompt(context.Background(), hermes.ExecApprovalPrompt{
 		ChatID: h.chat, Command: "rm -rf build", SessionKey: key, AllowPermanent: true, AllowSession: true, RequestID: "req_rm2",
 	}); err != nil {
 		t.Fatal(err)
@@ -448,9 +449,9 @@ func TestNewSessionKeepsTheTask(t *testing.T) { // F-9, note 18
 	now := time.Now()
 	old := now.Add(-time.Hour)
 	e.hermes.setSessions(
-		server.SessionRow{ID: "s_new", Source: "loomi", StartedAt: now, LastActive: now, MessageCount: 2},
-		server.SessionRow{ID: "s_tg", Source: "telegram", StartedAt: now, LastActive: now},
-		server.SessionRow{ID: "s_old", Source: "loomi", StartedAt: old, EndedAt: &now, LastActive: old, MessageCount: 2},
+		hermes.SessionRow{ID: "s_new", Source: "loomi", StartedAt: now, LastActive: now, MessageCount: 2},
+		hermes.SessionRow{ID: "s_tg", Source: "telegram", StartedAt: now, LastActive: now},
+		hermes.SessionRow{ID: "s_old", Source: "loomi", StartedAt: old, EndedAt: &now, LastActive: old, MessageCount: 2},
 	)
 	if err := c.Send(ctxT(t), lmp.TaskList{RequestID: "tl"}); err != nil {
 		t.Fatal(err)
@@ -523,7 +524,7 @@ func TestMalformedHooksAreDropped(t *testing.T) {
 	hook(e, "on_stream_start", map[string]any{})
 	hook(e, "pre_llm_call", map[string]any{"platform": "loomi", "turn_id": "t", "session_id": "s", "user_message": 3})
 	hook(e, "on_session_end", map[string]any{"turn_id": "t", "session_id": "s", "completed": "yes"})
-	hook(e, "pre_approval_request", map[string]any{"session_key": server.SessionKeyPrefix + "c", "coalesced": "no"})
+	hook(e, "pre_approval_request", map[string]any{"session_key": hermes.SessionKeyPrefix + "c", "coalesced": "no"})
 	hook(e, "post_approval_response", map[string]any{"session_key": 1})
 	hook(e, "agent_loop_stopped", nil)
 	hook(e, "no_such_hook", map[string]any{"x": 1})
@@ -548,7 +549,7 @@ func TestRunCommands(t *testing.T) { // F-6, F-7
 		t.Fatalf("%+v", done)
 	}
 	calls := e.hermes.callsNamed("handle_message")
-	if len(calls) != 2 || calls[1].Args["text"] != server.StopCommand || calls[1].Args["chat_id"] != h.chat {
+	if len(calls) != 2 || calls[1].Args["text"] != hermes.StopCommand || calls[1].Args["chat_id"] != h.chat {
 		t.Fatalf("interrupt calls %v", calls)
 	}
 	h.sessionEnd(false, true) // Hermes' end of the stopped turn: nothing more
@@ -577,8 +578,8 @@ func TestTaskListAndNotification(t *testing.T) { // F-9, H-4
 	c, _ := e.pair()
 	now := time.Now()
 	e.hermes.setSessions(
-		server.SessionRow{ID: "s_live", Source: "loomi", Title: "Live one", StartedAt: now, LastActive: now, MessageCount: 2, Preview: "hi"},
-		server.SessionRow{ID: "s_ended", Source: "loomi", StartedAt: now, EndedAt: &now},
+		hermes.SessionRow{ID: "s_live", Source: "loomi", Title: "Live one", StartedAt: now, LastActive: now, MessageCount: 2, Preview: "hi"},
+		hermes.SessionRow{ID: "s_ended", Source: "loomi", StartedAt: now, EndedAt: &now},
 	)
 	_ = c.Send(ctxT(t), lmp.TaskList{RequestID: "tl", StatusFilter: "ended"})
 	_, res := expectType[lmp.TaskListResult](t, c)
@@ -654,8 +655,8 @@ func TestConcurrentHooksOfOneTurn(t *testing.T) { // F-3, note 6
 func TestStopAfterTheTurnCompleted(t *testing.T) { // F-6, note 17
 	e, c, h := newChatTurn(t, "s_late_stop", "t_late_stop")
 	h.answer("done")
-	e.srv.InterruptSessionActivity(context.Background(), server.SessionKeyPrefix+h.chat, h.chat)
-	hook(e, "agent_loop_stopped", map[string]any{"session_key": server.SessionKeyPrefix + h.chat, "platform": "loomi",
+	e.srv.InterruptSessionActivity(context.Background(), hermes.SessionKeyPrefix+h.chat, h.chat)
+	hook(e, "agent_loop_stopped", map[string]any{"session_key": hermes.SessionKeyPrefix + h.chat, "platform": "loomi",
 		"reason": "stop", "invalidation_reason": "stop_command"})
 	h.reply("done")
 	fs := runFrames(t, c, "run_t_late_stop")
@@ -670,7 +671,7 @@ func TestStopAfterTheTurnCompleted(t *testing.T) { // F-6, note 17
 // still reach it. /new stops a turn with agent_loop_stopped alone.
 func TestSessionKeysOfANamedProfile(t *testing.T) { // H-5, note 18
 	for _, c := range []struct{ name, chat, prefix string }{
-		{"default profile", "", server.SessionKeyPrefix},
+		{"default profile", "", hermes.SessionKeyPrefix},
 		{"named profile", "", "agent:work:loomi:dm:"},
 		{"profile named main", "", "agent:main~:loomi:dm:"},
 		{"chat id with colons", "a:b:c", "agent:work:loomi:dm:"},

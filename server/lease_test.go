@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
 
@@ -13,7 +14,7 @@ import (
 // clean shutdown records the exact mark even with a reservation in flight.
 func TestSeqLeaseCoversEveryPublishedEvent(t *testing.T) {
 	dir := t.TempDir()
-	s, err := New(Config{Name: "lease", DataDir: dir, Hermes: struct{ Hermes }{}})
+	s, err := New(Config{Name: "lease", DataDir: dir, Hermes: struct{ hermes.Hermes }{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server"
 )
@@ -17,7 +18,7 @@ func TestApprovalFirstComeFirstServed(t *testing.T) { // M-2, M-3, I-1, I-2, not
 	e.hermes.askApproval(t, "task_1", "req_1")
 	for _, c := range []*client.Conn{a, b} {
 		f, req := expectType[lmp.ApprovalRequired](t, c)
-		if req.ApprovalID != "req_1" || *req.TaskID != "task_1" || len(req.Choices) != 2 || req.SessionKeyRef != server.SessionKeyPrefix+"task_1" {
+		if req.ApprovalID != "req_1" || *req.TaskID != "task_1" || len(req.Choices) != 2 || req.SessionKeyRef != hermes.SessionKeyPrefix+"task_1" {
 			t.Fatalf("approval.required %s", f.Raw)
 		}
 	}
@@ -87,7 +88,7 @@ func TestApprovalTimeoutDecidedBy(t *testing.T) { // note 15
 	a, _ := e.pair()
 	e.hermes.askApproval(t, "task_2", "req_2")
 	e.hermes.adapter.Hook(context.Background(), "post_approval_response", map[string]any{
-		"session_key": server.SessionKeyPrefix + "task_2", "choice": "timeout",
+		"session_key": hermes.SessionKeyPrefix + "task_2", "choice": "timeout",
 	})
 	_, res := expectType[lmp.ApprovalResolved](t, a)
 	if res.DecidedBy != lmp.DecidedByTimeout || res.Choice != "timeout" {
@@ -95,7 +96,7 @@ func TestApprovalTimeoutDecidedBy(t *testing.T) { // note 15
 	}
 	e.hermes.askApproval(t, "task_2", "req_3")
 	e.hermes.adapter.Hook(context.Background(), "post_approval_response", map[string]any{
-		"session_key": server.SessionKeyPrefix + "task_2", "choice": "always", "surface": "cli",
+		"session_key": hermes.SessionKeyPrefix + "task_2", "choice": "always", "surface": "cli",
 	})
 	if _, res := expectType[lmp.ApprovalResolved](t, a); res.ApprovalID != "req_3" || res.DecidedBy != lmp.DecidedByLocal {
 		t.Fatalf("%+v", res)

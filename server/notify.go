@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -12,10 +13,10 @@ import (
 // notification (note 20). Every other send becomes a notification: cron
 // results, background output, board updates, gateway notices and the
 // text fallback of an approval prompt.
-func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[string]any) SendResult {
-	m := kwargs(metadata)
-	if reply, _ := m.boolean("notify"); reply && chatID != "" && s.finalReply(chatID, content) {
-		return SendResult{Success: true, MessageID: randomID("msg_")}
+func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[string]any) hermes.SendResult {
+	m := metadata
+	if reply, _ := m["notify"].(bool); reply && chatID != "" && s.finalReply(chatID, content) {
+		return hermes.SendResult{Success: true, MessageID: randomID("msg_")}
 	}
 	var task *string
 	if chatID != "" {
@@ -23,7 +24,7 @@ func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[
 	}
 	// Enforces H-4: the adapter's outbound send() becomes a notification frame.
 	s.publish(lmp.TypeNotification, task, nil, notificationOf(content, m))
-	return SendResult{Success: true, MessageID: randomID("msg_")}
+	return hermes.SendResult{Success: true, MessageID: randomID("msg_")}
 }
 
 // Titles and sources of the notifications Hermes gives none for.
@@ -42,21 +43,21 @@ const (
 //     diagnostic that requires attention, titled "Approval required": the
 //     phone cannot answer it with buttons, since the prompt failed.
 //   - Anything else is a result titled with the first line of its text.
-func notificationOf(content string, m kwargs) lmp.Notification {
+func notificationOf(content string, m map[string]any) lmp.Notification {
 	n := lmp.Notification{Category: lmp.CategoryResult, Text: content, Source: defaultNotifySource, Title: firstLine(content)}
-	if prompt, _ := m.boolean("is_approval_prompt"); prompt {
+	if prompt, _ := m["is_approval_prompt"].(bool); prompt {
 		n.Category, n.Title, n.Source, n.RequiresAttention = lmp.CategoryDiagnostic, approvalPromptTitle, approvalNotifySource, true
 	}
-	if c, _ := m.str("category"); c == lmp.CategoryDiagnostic || c == lmp.CategoryResult {
+	if c, _ := m["category"].(string); c == lmp.CategoryDiagnostic || c == lmp.CategoryResult {
 		n.Category = c
 	}
-	if t, _ := m.str("title"); t != "" {
+	if t, _ := m["title"].(string); t != "" {
 		n.Title = t
 	}
-	if src, _ := m.str("source"); src != "" {
+	if src, _ := m["source"].(string); src != "" {
 		n.Source = src
 	}
-	if attention, err := m.boolean("requires_attention"); err == nil && m["requires_attention"] != nil {
+	if attention, ok := m["requires_attention"].(bool); ok {
 		n.RequiresAttention = attention
 	}
 	return n

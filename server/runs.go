@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -195,7 +196,7 @@ func (s *Server) startLocked(r *runState) {
 	r.started = true
 	surface := r.surface
 	if surface == "" {
-		surface = Platform
+		surface = hermes.Platform
 	}
 	s.publish(lmp.TypeRunStarted, &r.chat, &r.id, lmp.RunStarted{
 		RunID: r.id, TaskID: r.chat, SessionID: r.session, Surface: surface,

@@ -17,6 +17,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server"
 	"github.com/loomi-lmp/lmpkit/server/store"
@@ -284,7 +285,7 @@ func TestCrashLosesTheBufferNotSeq(t *testing.T) {
 // a server on dir that publishes two notifications, prints its address
 // and serves until it is killed.
 func serveUntilKilled(dir string) {
-	srv, err := server.New(server.Config{Name: "crash", DataDir: dir, Hermes: struct{ server.Hermes }{},
+	srv, err := server.New(server.Config{Name: "crash", DataDir: dir, Hermes: struct{ hermes.Hermes }{},
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, nil))})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -320,7 +321,7 @@ func BenchmarkShutdown(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				dir := b.TempDir()
-				srv, err := server.New(server.Config{DataDir: dir, Hermes: struct{ server.Hermes }{}})
+				srv, err := server.New(server.Config{DataDir: dir, Hermes: struct{ hermes.Hermes }{}})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -333,7 +334,7 @@ func BenchmarkShutdown(b *testing.B) {
 					b.Fatal(err)
 				}
 				t1 := time.Now()
-				srv, err = server.New(server.Config{DataDir: dir, Hermes: struct{ server.Hermes }{}})
+				srv, err = server.New(server.Config{DataDir: dir, Hermes: struct{ hermes.Hermes }{}})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
@@ -19,7 +20,7 @@ type Server struct {
 	cfg    Config
 	log    *slog.Logger
 	store  *store.Store
-	hermes Hermes
+	hermes hermes.Hermes
 	// publicHost is the host of cfg.PublicURL: besides loopback names, the
 	// only Host /ws and /internal/* answer (hostAllowed).
 	publicHost string
@@ -41,7 +42,7 @@ type Server struct {
 	handlers sync.WaitGroup // WebSocket handlers still running
 }
 
-var _ Adapter = (*Server)(nil)
+var _ hermes.Adapter = (*Server)(nil)
 
 // device is the in-memory state of a paired device.
 type device struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -106,10 +107,10 @@ func FuzzIdemWindow(f *testing.F) {
 // resolving one fires post_approval_response with the kwargs Hermes sends
 // (the session key and the choice, no request id) before it returns.
 type approvalHermes struct {
-	Hermes  // unused methods
-	s       *Server
-	pending map[string][]string // session key → pending request ids, oldest first
-	fail    bool                // the next call fails (hermes_unavailable)
+	hermes.Hermes // unused methods
+	s             *Server
+	pending       map[string][]string // session key → pending request ids, oldest first
+	fail          bool                // the next call fails (hermes_unavailable)
 }
 
 func (h *approvalHermes) ResolveGatewayApproval(ctx context.Context, key, choice string, all bool, reason, id string) (int, error) {
@@ -177,9 +178,9 @@ func FuzzApprovalResolve(f *testing.F) {
 			arg := int(op >> 2)
 			switch op % 4 {
 			case 0: // Hermes asks (H-3)
-				m := &model{id: fmt.Sprintf("req_%d", step), key: SessionKeyPrefix + fmt.Sprint("c", arg%2)}
+				m := &model{id: fmt.Sprintf("req_%d", step), key: hermes.SessionKeyPrefix + fmt.Sprint("c", arg%2)}
 				h.pending[m.key] = append(h.pending[m.key], m.id)
-				if err := s.SendExecApprovalPrompt(ctx, ExecApprovalPrompt{ChatID: "c" + fmt.Sprint(arg%2), Command: "rm -rf x", SessionKey: m.key, RequestID: m.id}); err != nil {
+				if err := s.SendExecApprovalPrompt(ctx, hermes.ExecApprovalPrompt{ChatID: "c" + fmt.Sprint(arg%2), Command: "rm -rf x", SessionKey: m.key, RequestID: m.id}); err != nil {
 					t.Fatal(err)
 				}
 				as = append(as, m)
@@ -207,7 +208,7 @@ func FuzzApprovalResolve(f *testing.F) {
 					t.Fatalf("op %d: approval.resolve %s (%s) answered %q, want %q\n%s", step, id, choice, got, want, res.payload)
 				}
 			case 2: // Hermes times out the session's oldest pending approval
-				id, ok := h.timeout(ctx, SessionKeyPrefix+fmt.Sprint("c", arg%2))
+				id, ok := h.timeout(ctx, hermes.SessionKeyPrefix+fmt.Sprint("c", arg%2))
 				if !ok {
 					break
 				}

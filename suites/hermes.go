@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -31,7 +32,7 @@ type turn struct {
 
 // platform is the Loomi platform's name in Hermes: the surface and
 // platform of its turns' hooks.
-const platform = "loomi"
+const platform = hermes.Platform
 
 // newTurn opens a chat from device c the way a phone does (session.send,
 // which Hermes answers with a turn of its own) and returns the next turn
@@ -74,11 +75,17 @@ func (t turn) hook(ctx context.Context, name string, kw map[string]any) {
 
 // hookIn fires a stream hook of model call (iteration) it.
 func (t turn) hookIn(ctx context.Context, it int, name string, kw map[string]any) {
-	base := map[string]any{
-		"turn_id": t.id, "iteration": it, "session_id": t.session,
-		"model": "mock-model", "provider": "mock", "surface": platform,
-	}
+	base := hermes.Encode(hermes.OnStreamStart{StreamBase: hermes.StreamBase{
+		TurnID: t.id, Iteration: it, SessionID: t.session,
+		Model: "mock-model", Provider: "mock", Surface: platform,
+	}})
 	fire(ctx, name, base, kw)
+}
+
+// fireArgs fires a hook from its typed kwargs (package hermes builds them
+// as Hermes does), with kw laid over them.
+func fireArgs(ctx context.Context, a hermes.Args, kw map[string]any) {
+	fire(ctx, a.HookName(), hermes.Encode(a), kw)
 }
 
 func fire(ctx context.Context, name string, base, kw map[string]any) {
@@ -90,10 +97,9 @@ func fire(ctx context.Context, name string, base, kw map[string]any) {
 
 // begin is pre_llm_call, fired once per turn before its first model call.
 func (t turn) begin(ctx context.Context) {
-	fire(ctx, "pre_llm_call", map[string]any{
-		"session_id": t.session, "task_id": t.session, "turn_id": t.id, "user_message": "go on",
-		"conversation_history": []any{}, "is_first_turn": false, "model": "mock-model",
-		"platform": platform, "sender_id": t.sender,
+	fireArgs(ctx, hermes.PreLLMCall{
+		SessionID: t.session, TaskID: t.session, TurnID: t.id, UserMessage: "go on",
+		Model: "mock-model", Platform: platform, SenderID: t.sender,
 	}, nil)
 }
 
@@ -125,26 +131,28 @@ func (t turn) tool(ctx context.Context, post bool, name, callID string) {
 }
 
 func (t turn) toolStatus(ctx context.Context, post bool, name, callID, status string) {
-	kw := map[string]any{"tool_name": name, "args": map[string]any{"path": "x"}, "tool_call_id": callID,
-		"task_id": t.session, "session_id": t.session, "turn_id": t.id,
-		"api_request_id": "req", "middleware_trace": []any{}}
-	hook := "pre_tool_call"
-	if post {
-		hook = "post_tool_call"
-		kw["result"] = "ok"
-		kw["duration_ms"] = 1500
-		kw["status"] = status
-		kw["error_type"] = nil
-		kw["error_message"] = nil
+	call := hermes.ToolCall{ToolName: name, Args: map[string]any{"path": "x"}, ToolCallID: callID,
+		TaskID: t.session, SessionID: t.session, TurnID: t.id, APIRequestID: "req"}
+	if !post {
+		fireArgs(ctx, hermes.PreToolCall{ToolCall: call}, nil)
+		return
 	}
-	fire(ctx, hook, kw, nil)
+	fireArgs(ctx, hermes.PostToolCall{ToolCall: call, Result: "ok", DurationMS: 1500, Status: status}, nil)
 }
 
 // sessionEnd is on_session_end, fired at the end of every turn.
 func (t turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
-	fire(ctx, "on_session_end", map[string]any{
-		"session_id": t.session, "task_id": t.session, "turn_id": t.id,
-		"completed": completed, "interrupted": interrupted, "model": "mock-model", "platform": platform,
+	reason := "text_response(stop)"
+	switch {
+	case interrupted:
+		reason = "interrupted_by_user"
+	case !completed:
+		reason = "error"
+	}
+	fireArgs(ctx, hermes.OnSessionEnd{
+		SessionID: t.session, TaskID: t.session, TurnID: t.id,
+		Completed: completed, Failed: !completed && !interrupted, Interrupted: interrupted,
+		TurnExitReason: reason, Model: "mock-model", Platform: platform,
 	}, nil)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -366,7 +367,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 })
 
 // stopCommand is the gateway's stop message, which run.cancel is (F-6).
-const stopCommand = "/stop"
+const stopCommand = hermes.StopCommand
 
 // replyRun has the event source play a reply run in a new task and takes
 // its frames from c, up to its end; it returns its run.started.

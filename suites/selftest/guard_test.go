@@ -25,7 +25,7 @@ var mutantImports = []string{
 // delivery quirks (mockhermes.Faults, reference.Options.HermesQuirks) are
 // Hermes' own behaviour, not the server's, and stay.
 func TestNoFaultBranches(t *testing.T) {
-	for _, dir := range []string{"server", "mockhermes", "reference", "cmd"} {
+	for _, dir := range []string{"hermes", "server", "mockhermes", "reference", "cmd"} {
 		err := filepath.WalkDir(filepath.Join("../..", dir), func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 				return err
