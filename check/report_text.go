@@ -95,7 +95,8 @@ func WriteText(w io.Writer, meta Meta, results []Result, sum Summary, verbose bo
 		fmt.Fprintf(w, "; %d skipped (%s)", len(sum.RulesSkipped), strings.Join(sum.RulesSkipped, " "))
 	}
 	fmt.Fprintf(w, "; %d not checkable from outside (%s, see suites/MATRIX.md)\n", len(sum.RulesUncheckable), strings.Join(sum.RulesUncheckable, " "))
-	if by := rulesBySource(sum); len(by) > 0 {
+	// An app run has no event source: the judge is the server.
+	if by := rulesBySource(sum); len(by) > 0 && meta.Subject != SubjectApp {
 		fmt.Fprintf(w, "  event sources:")
 		for i, src := range sortedKeys(by) {
 			sep := ";"
