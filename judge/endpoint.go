@@ -139,11 +139,16 @@ func (e *endpoint) mux(isTLS bool) http.Handler {
 		if err != nil {
 			return
 		}
+		// The judge takes connections when a scenario waits for one; one
+		// that nobody takes is told to come back later, not held forever.
+		t := time.NewTimer(30 * time.Second)
+		defer t.Stop()
 		select {
 		case e.conns <- incoming{ws: ws, tls: isTLS}:
+		case <-t.C:
+			_ = ws.Close(websocket.StatusTryAgainLater, "lmp-check: not waiting for a connection now")
 		case <-r.Context().Done():
 			_ = ws.CloseNow()
-			return
 		}
 		// The judge holds the connection; this handler returns only when
 		// the server shuts down (the hijacked connection outlives it).
