@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -104,9 +105,10 @@ func TestCompiledMatchesReferenceOnMutations(t *testing.T) {
 
 // FuzzCompiledMatchesReference runs both forms side by side and fails on
 // the first disagreement. Each input is judged as it is (random bytes,
-// mutated by the fuzz engine) and, read as a recipe, as a structural
-// mutation of a corpus frame, so that most inputs are JSON frames that
-// reach the schemas rather than syntax errors.
+// mutated by the fuzz engine) and, read as a recipe (which corpus frame,
+// which mutations where), as a structural mutation of a corpus frame, so
+// that most inputs are JSON frames that reach the schemas rather than
+// syntax errors.
 func FuzzCompiledMatchesReference(f *testing.F) {
 	bases := mutationBases(f)
 	for _, raw := range frameExamples(f) {
@@ -121,11 +123,10 @@ func FuzzCompiledMatchesReference(f *testing.F) {
 				t.Fatal(diff)
 			}
 		}
-		seed := uint64(len(in))
-		for i, b := range in {
-			seed = seed*1099511628211 + uint64(b) + uint64(i)
-		}
-		rng := rand.New(rand.NewPCG(seed, uint64(len(in))))
+		// The input's bytes are the mutation's choices, read in order, so
+		// that the engine's minimiser, shortening an input, keeps the
+		// choices before the cut.
+		rng := rand.New(&recipe{in: in, rest: *rand.NewPCG(25, uint64(len(in)))})
 		raw := mutate(rng, bases[rng.IntN(len(bases))])
 		for _, dir := range []Direction{ServerToClient, ClientToServer} {
 			if _, diff := sameAsReference(dir, raw); diff != "" {
@@ -133,6 +134,23 @@ func FuzzCompiledMatchesReference(f *testing.F) {
 			}
 		}
 	})
+}
+
+// recipe is a rand.Source that reads its numbers from a fuzz input, eight
+// bytes at a time, and from a fixed PCG stream once the input is used up
+// (a source of zeros would make rand.IntN retry forever).
+type recipe struct {
+	in   []byte
+	rest rand.PCG
+}
+
+func (r *recipe) Uint64() uint64 {
+	if len(r.in) < 8 {
+		return r.rest.Uint64()
+	}
+	v := binary.BigEndian.Uint64(r.in)
+	r.in = r.in[8:]
+	return v
 }
 
 // mutationBases are the corpus frames that are JSON objects, decoded.

@@ -67,9 +67,12 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 			mu.Lock()
 			res.received++
 			mu.Unlock()
-			o.frame(data, typ == websocket.MessageBinary)
+			f, ok := o.frame(data, typ == websocket.MessageBinary)
 			if typ == websocket.MessageText && len(data) < 200 {
-				switch frameTypeOf(data) {
+				if !ok {
+					f.Type = frameTypeOf(data) // a ping with a broken envelope is still answered
+				}
+				switch f.Type {
 				case lmp.TypePing:
 					// T-5: answer the server's heartbeat, off the read loop.
 					go func() {
@@ -187,11 +190,26 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 // mayBePing reports whether a server could read data as a ping: its type
 // decodes as one, or it names one in a form a lenient decoder might accept
 // (any case, escapes). Counting too many only costs a sentinel.
+//
+// A frame whose type decodes as "ping" holds the word, in some case, or a
+// \u escape: both are found by one scan, without decoding the frame.
 func mayBePing(data []byte) bool {
-	if frameTypeOf(data) == lmp.TypePing {
-		return true
+	return containsFold(data, lmp.TypePing) || bytes.Contains(data, []byte(`\u`))
+}
+
+// containsFold reports whether data contains the lower-case ASCII word w,
+// in any case, without allocating.
+func containsFold(data []byte, w string) bool {
+	for i := 0; i+len(w) <= len(data); i++ {
+		j := 0
+		for j < len(w) && data[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
 	}
-	return bytes.Contains(bytes.ToLower(data), []byte(lmp.TypePing)) || bytes.Contains(data, []byte(`\u`))
+	return false
 }
 
 // frameTypeOf extracts "type" from a small frame without a full decode.

@@ -249,12 +249,87 @@ func (g *gen) validFrame() map[string]any {
 }
 
 // encode marshals v without HTML escaping, as a phone's JSON encoder would.
+// The output is encoding/json's (TestEncodeMatchesEncodingJSON), written
+// directly for the generator's values (maps, slices, strings, integers,
+// booleans, null) and through encoding/json for the rest (floats, unusual
+// strings), which keeps reflection and key sorting by reflection off the
+// per-frame path.
 func encode(v any) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, ok := appendJSON(make([]byte, 0, 128), v)
+	if !ok {
 		return []byte(`{"v":1,"type":"ping","payload":{}}`)
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	return b
+}
+
+func appendJSON(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case string:
+		return appendString(b, v)
+	case int64:
+		return strconv.AppendInt(b, v, 10), true
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = append(b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendString(b, k); !ok {
+				return b, false
+			}
+			b = append(b, ':')
+			if b, ok = appendJSON(b, v[k]); !ok {
+				return b, false
+			}
+		}
+		return append(b, '}'), true
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendJSON(b, e); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	}
+	return appendByEncodingJSON(b, v)
+}
+
+// appendString writes s as a JSON string: directly when it is printable
+// ASCII with nothing to escape, by encoding/json otherwise.
+func appendString(b []byte, s string) ([]byte, bool) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return appendByEncodingJSON(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), true
+}
+
+func appendByEncodingJSON(b []byte, v any) ([]byte, bool) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return b, false
+	}
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), true
 }

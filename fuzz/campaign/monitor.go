@@ -148,9 +148,8 @@ func (m *monitor) session(ctx context.Context, ws *websocket.Conn, baseline bool
 				return
 			}
 			lastFrame.Store(time.Now().UnixNano())
-			o.frame(data, typ == websocket.MessageBinary)
-			var wf wireFrame
-			if typ != websocket.MessageText || decodeSmall(data, &wf) != nil {
+			wf, ok := o.frame(data, typ == websocket.MessageBinary)
+			if !ok {
 				continue
 			}
 			switch {

@@ -65,13 +65,15 @@ func (o *connOracle) response(key string) {
 	o.responses[key] = true
 }
 
-// frame checks one received message.
-func (o *connOracle) frame(raw []byte, binary bool) {
+// frame checks one received message. It returns the frame's envelope,
+// decoded once for every oracle and for the caller; ok is false for a
+// binary frame or one that is not a JSON envelope.
+func (o *connOracle) frame(raw []byte, binary bool) (f wireFrame, ok bool) {
 	if binary {
 		o.response("binary")
 		// T-3: binary frames are reserved; a v1 server never sends one.
 		o.fail(KindBinary, "server sent a binary frame of %d bytes", len(raw))
-		return
+		return f, false
 	}
 	if len(raw) > lmp.MaxFrameBytes {
 		// A phone reading with the kit's frame limit is cut off by such a
@@ -79,11 +81,10 @@ func (o *connOracle) frame(raw []byte, binary bool) {
 		// input grew past the limit, or Hermes text was passed on whole.
 		o.fail(KindFrameSize, "server sent a frame of %d bytes, over the %d-byte frame limit: %.80q", len(raw), lmp.MaxFrameBytes, raw)
 	}
-	var f wireFrame
 	if err := json.Unmarshal(raw, &f); err != nil {
 		o.response("not-json")
 		o.fail(KindSchema, "server frame is not JSON: %v: %.200q", err, raw)
-		return
+		return f, false
 	}
 	key := f.Type
 	if f.Type == lmp.TypeError {
@@ -120,6 +121,7 @@ func (o *connOracle) frame(raw []byte, binary bool) {
 	if o.seen != nil {
 		o.seen(f)
 	}
+	return f, true
 }
 
 func (o *connOracle) helloOK(f wireFrame) {

@@ -23,6 +23,10 @@ type secretSet struct {
 	owner map[string]string    // secret → owner label (device id, or "token")
 	index map[[4]byte][]string // first four bytes → secrets
 	order []string
+	// starts has a bit set for the first two bytes of every secret added:
+	// most positions of a frame are passed over by one bit test instead
+	// of a map lookup. Bits are never cleared (a stale one costs a lookup).
+	starts [1 << 16 / 64]uint64
 }
 
 func newSecretSet() *secretSet {
@@ -45,6 +49,8 @@ func (s *secretSet) add(secret, owner string) {
 	s.owner[secret] = owner
 	k := [4]byte([]byte(secret[:4]))
 	s.index[k] = append(s.index[k], secret)
+	p := uint16(secret[0])<<8 | uint16(secret[1])
+	s.starts[p/64] |= 1 << (p % 64)
 	s.order = append(s.order, secret)
 }
 
@@ -66,6 +72,9 @@ func (s *secretSet) find(data []byte) []string {
 	defer s.mu.RUnlock()
 	var found []string
 	for i := 0; i+minSecret <= len(data); i++ {
+		if p := uint16(data[i])<<8 | uint16(data[i+1]); s.starts[p/64]&(1<<(p%64)) == 0 {
+			continue
+		}
 		cands, ok := s.index[[4]byte(data[i:i+4])]
 		if !ok {
 			continue
