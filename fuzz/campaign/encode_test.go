@@ -46,7 +46,7 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 	for _, v := range []any{
-		"a\"b\\c\n\t\x01<>&", "\u2028\u2029", "\xff\xfe", "ä", map[string]any{"k\"ey": 1, "<": []any{nil, true}},
+		"a\"b\\c\n\t\x01\b\f\r\x7f<>&", "é\xe9x\xf0\x9f\x98", "\u2028\u2029", "\xff\xfe", "ä", map[string]any{"k\"ey": 1, "<": []any{nil, true}},
 		1e308, -1e308, 0.5, math.Copysign(0, -1), 1e21, 1e-7, 123456789.0, math.NaN(), strings.Repeat("9", 400),
 		int64(math.MinInt64), map[string]string{"b": "1", "a": "2"}, []string{"x"}, json.Number("12"),
 	} {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
@@ -251,9 +252,8 @@ func (g *gen) validFrame() map[string]any {
 // encode marshals v without HTML escaping, as a phone's JSON encoder would.
 // The output is encoding/json's (TestEncodeMatchesEncodingJSON), written
 // directly for the generator's values (maps, slices, strings, integers,
-// booleans, null) and through encoding/json for the rest (floats, unusual
-// strings), which keeps reflection and key sorting by reflection off the
-// per-frame path.
+// booleans, null) and through encoding/json for the rest (floats), which
+// keeps reflection off the per-frame path.
 func encode(v any) []byte {
 	b, ok := appendJSON(make([]byte, 0, 128), v)
 	if !ok {
@@ -311,16 +311,58 @@ func appendJSON(b []byte, v any) ([]byte, bool) {
 	return appendByEncodingJSON(b, v)
 }
 
-// appendString writes s as a JSON string: directly when it is printable
-// ASCII with nothing to escape, by encoding/json otherwise.
+// appendString writes s as a JSON string the way encoding/json does
+// without HTML escaping: ", \\ and control characters escaped (\b \f \n
+// \r \t short), U+2028 and U+2029 escaped, invalid UTF-8 replaced by
+// \ufffd.
 func appendString(b []byte, s string) ([]byte, bool) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
-			return appendByEncodingJSON(b, s)
-		}
-	}
+	const hex = "0123456789abcdef"
 	b = append(b, '"')
-	b = append(b, s...)
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
 	return append(b, '"'), true
 }
 

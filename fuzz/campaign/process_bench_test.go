@@ -65,11 +65,18 @@ func BenchmarkCampaignProcess(b *testing.B) {
 // port and waits for /health; the process is killed when b ends.
 func startServerProcess(b *testing.B) (addr string, pid int) {
 	b.Helper()
-	dir := b.TempDir()
-	bin := filepath.Join(dir, "lmp-server")
+	bin := filepath.Join(b.TempDir(), "lmp-server")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/loomi-lmp/lmpkit/cmd/lmp-server").CombinedOutput(); err != nil {
 		b.Fatalf("build lmp-server: %v\n%s", err, out)
 	}
+	return startServerBinary(b, bin)
+}
+
+// startServerBinary starts the lmp-server binary bin as
+// startServerProcess does.
+func startServerBinary(b *testing.B, bin string) (addr string, pid int) {
+	b.Helper()
+	dir := b.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
