@@ -194,7 +194,17 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 // A frame whose type decodes as "ping" holds the word, in some case, or a
 // \u escape: both are found by one scan, without decoding the frame.
 func mayBePing(data []byte) bool {
-	return containsFold(data, lmp.TypePing) || bytes.Contains(data, []byte(`\u`))
+	if bytes.Contains(data, []byte(lmp.TypePing)) || bytes.Contains(data, []byte(`\u`)) {
+		return true
+	}
+	// Another case of the word holds an upper-case letter of it; most
+	// frames, huge ones included, have none, and skip the byte-wise scan.
+	for _, c := range []byte("PING") {
+		if bytes.IndexByte(data, c) >= 0 {
+			return containsFold(data, lmp.TypePing)
+		}
+	}
+	return false
 }
 
 // containsFold reports whether data contains the lower-case ASCII word w,

@@ -55,3 +55,28 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestMayBePing: every frame whose type decodes as ping is counted (a
+// missing sentinel would leave an episode waiting for a pong it cannot
+// tell apart), and frames that cannot be one mostly are not.
+func TestMayBePing(t *testing.T) {
+	for _, tc := range []struct {
+		frame string
+		want  bool
+	}{
+		{`{"v":1,"type":"ping","payload":{}}`, true},
+		{`{"v":1,"TYPE":"ping","payload":{}}`, true},
+		{`{"v":1,"type":"p\u0069ng","payload":{}}`, true},
+		{`{"v":1,"type":"PiNG","payload":{}}`, true},
+		{`{"v":1,"type":"pong","payload":{}}`, false},
+		{`{"v":1,"type":"PONG","payload":{"text":"` + strings.Repeat("é", 1000) + `"}}`, false},
+		{`{"v":1,"type":"session.send","payload":{"text":"` + strings.Repeat("x", 100000) + `"}}`, false},
+	} {
+		if got := mayBePing([]byte(tc.frame)); got != tc.want {
+			t.Errorf("mayBePing(%.60s) = %v, want %v", tc.frame, got, tc.want)
+		}
+		if frameTypeOf([]byte(tc.frame)) == "ping" && !mayBePing([]byte(tc.frame)) {
+			t.Errorf("%.60s decodes as a ping but is not counted", tc.frame)
+		}
+	}
+}
