@@ -49,8 +49,7 @@ func newTurn(ctx context.Context, c *conformance.Conn) turn {
 // run.started of the turn Hermes runs for it. The new task is the one the
 // reply to the request names, or else the task of the next run.started.
 func askForTurn(ctx context.Context, c *conformance.Conn, text string) lmp.RunStarted {
-	rid := should.NewID("rq-")
-	reply := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
+	reply := must.Request(ctx, c, lmp.SessionSend{Text: text})
 	m := match.Type(lmp.TypeRunStarted)
 	if task := lmp.Deref(reply.TaskID); task != "" {
 		m = m.And(match.Task(task))

@@ -115,7 +115,7 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 		for _, choice := range lmp.Choices {
 			res := newApproval(ctx, c, 0)
 			rid, reason := should.NewID("ra-"), "because "+should.NewID("")
-			must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: choice, Reason: reason, RequestID: rid}, rid)
+			must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: choice, Reason: reason, RequestID: rid})
 			got := eventuallyCalls(ctx, 1, "resolve_gateway_approval", argIs("request_id", res.ID))
 			must.That(len(got) == 1, "resolving %s once called resolve_gateway_approval %d times: %s", res.ID, len(got), describeCalls(got))
 			a := got[0].Args
@@ -179,8 +179,7 @@ var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
 			ginkgo.Skip(fmt.Sprintf("task.list lists no row titled %q, the session seeded in Hermes' store: which task is that session's is not known", title))
 		}
 		text := "/mock help " + should.NewID("")
-		rid := should.NewID("ss-")
-		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text})
 		got := eventuallyCalls(ctx, 1, "handle_message", withText(text))
 		ev, _ := got[0].Args["event"].(map[string]any)
 		src, _ := ev["source"].(map[string]any)

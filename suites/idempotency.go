@@ -22,8 +22,8 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		task := ownTask(ctx, c)
 		text := conformance.Events(ctx).Text("notifications", 1)
 		rid := should.NewID("rq-")
-		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
-		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid})
+		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid})
 		got, _ := executions(ctx, c, task)
 		must.That(got == 1, "a session.send sent twice with one request_id produced %d notifications, want 1: the repeat was executed again", got)
 	}, conformance.NeedsEvents)
@@ -35,13 +35,13 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		task := ownTask(ctx, a)
 		text := conformance.Events(ctx).Text("notifications", 1)
 		rid := should.NewID("rq-")
-		must.Request(ctx, a, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		must.Request(ctx, a, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid})
 		got, seen := executions(ctx, a, task)
 		must.That(got == 1, "a session.send produced %d notifications, want 1", got)
 		must.Succeed(a.CloseNow(), "close the first connection")
 		// Caught up to what a saw: whatever b gets comes after it.
 		b := must.Connect(ctx, "device again", a.Device, &seen)
-		must.Request(ctx, b, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		must.Request(ctx, b, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid})
 		again, _ := executions(ctx, b, task)
 		must.That(again == 0, "request %s, repeated on a later connection of the device, produced %d notifications: it was executed again", rid, again)
 	}, conformance.NeedsEvents)
@@ -50,8 +50,8 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
 		text := conformance.Events(ctx).Text("notifications", 1)
-		first := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
-		second := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
+		first := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid})
+		second := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid})
 		var soft must.Soft
 		soft.That(first.Type != lmp.TypeError, "session.send was refused: %s", c.Describe(first))
 		task, _ := rawPayload(first)["task_id"].(string)
@@ -63,8 +63,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 
 	conformance.It("I-1", rules.INFO, "the acknowledgement of session.send is an ack frame (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		rid := should.NewID("rq-")
-		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("notifications", 1), RequestID: rid}, rid)
+		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("notifications", 1)})
 		must.Equal("type of the frame answering session.send", f.Type, lmp.TypeAck)
 	}, conformance.NeedsEvents)
 
@@ -80,11 +79,11 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		// n+1 requests overflow a window of n by one: the first is the one
 		// a server may forget.
 		for i := range n + 1 {
-			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid(i)}, rid(i))
+			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid(i)})
 		}
 		// The oldest and the newest of the last n are still remembered.
 		for _, i := range []int{1, n} {
-			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid(i)}, rid(i))
+			must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid(i)})
 		}
 		got, _ := executions(ctx, c, task)
 		must.That(got == n+1, "%d requests and repeats of the oldest and the newest of the last %d produced %d notifications, want %d: %s or %s was executed twice within the window", n+1, n, got, n+1, rid(1), rid(n))
@@ -94,9 +93,9 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 		c := must.Pair(ctx, "device")
 		res := newApproval(ctx, c, 0)
 		rid := should.NewID("ar-")
-		first := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid}, rid)
+		first := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid})
 		must.That(first.Type != lmp.TypeError, "the first approval.resolve of a pending approval was refused: %s", c.Describe(first))
-		second := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid}, rid)
+		second := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceSession, RequestID: rid})
 		must.Equal("the repeated approval.resolve's answer type (I-1, note 7: the earlier result)", second.Type, first.Type)
 		must.Equal("the repeated approval.resolve's answer (I-1, note 7: the earlier result)", string(second.Payload), string(first.Payload))
 		if conformance.Events(ctx).Source() != conformance.SourceDriver {
@@ -113,10 +112,8 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	conformance.It("I-2", rules.MUST, "resolving an already resolved approval returns error already_resolved", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res := newApproval(ctx, c, 0)
-		rid := should.NewID("ar-")
-		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
-		rid2 := should.NewID("ar-")
-		f := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny, RequestID: rid2}, rid2)
+		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce})
+		f := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny})
 		must.That(f.Type == lmp.TypeError, "a second resolution of an approval was answered with %s, want error already_resolved", c.Describe(f))
 		must.Equal("error code (I-2)", must.Decode[lmp.Error](f).Code, lmp.CodeAlreadyResolved)
 	}, conformance.NeedsEvents)
@@ -131,8 +128,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 			"session_key": res.SessionKey, "request_id": res.ID, "choice": lmp.ChoiceOnce, "surface": "cli",
 		}}), "hook post_approval_response")
 		must.Expect(ctx, c, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID)))
-		rid := should.NewID("ar-")
-		f := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny, RequestID: rid}, rid)
+		f := must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny})
 		must.That(f.Type == lmp.TypeError, "resolving an approval resolved on another surface was answered with %s, want error already_resolved", c.Describe(f))
 		must.Equal("error code (I-2)", must.Decode[lmp.Error](f).Code, lmp.CodeAlreadyResolved)
 	}, conformance.NeedsDriver)

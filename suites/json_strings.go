@@ -8,7 +8,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
-	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section("§1 Transport", "transport", func() {
@@ -20,8 +19,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		c := must.Pair(ctx, "device")
 		taken := 0
 		for _, task := range []string{`\`, `\\`, `"`, `\"`} {
-			rid := should.NewID("rq-")
-			ans := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0), RequestID: rid}, rid)
+			ans := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0)})
 			if ans.Type == lmp.TypeError {
 				continue // refused: a task the server does not know
 			}

@@ -116,8 +116,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 			go func() {
 				defer wg.Done()
 				defer ginkgo.GinkgoRecover()
-				rid := should.NewID("race-")
-				f, err := should.Request(ctx, d, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
+				f, err := should.Request(ctx, d, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce})
 				must.Succeed(err)
 				answers[i] = f
 			}()
@@ -215,8 +214,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		for _, choice := range []string{lmp.ChoiceDeny, lmp.ChoiceOnce} {
 			res := newApproval(ctx, a, 0)
-			rid := should.NewID("ar-")
-			must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: choice, RequestID: rid}, rid)
+			must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: choice})
 			r := must.Decode[lmp.ApprovalResolved](must.Expect(ctx, b, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID))))
 			must.Equal(fmt.Sprintf("choice of approval.resolved after device A chose %s", choice), r.Choice, choice)
 		}
@@ -230,13 +228,11 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 	conformance.It("M-2,M-3", rules.MUST, "a device refused because another device already resolved the approval is not announced: every approval.resolved carries the winner's choice", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
-		ridA := should.NewID("first-")
-		won := must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce, RequestID: ridA}, ridA)
+		won := must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce})
 		must.That(won.Type != lmp.TypeError, "device A's resolve of a pending approval was refused: %s", a.Describe(won))
 		resolved := match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID))
 		must.Expect(ctx, b, resolved)
-		ridB := should.NewID("second-")
-		lost := must.Request(ctx, b, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny, RequestID: ridB}, ridB)
+		lost := must.Request(ctx, b, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny})
 		must.That(lost.Type == lmp.TypeError, "device B's resolve of an approval device A had resolved was answered with %s (I-2)", b.Describe(lost))
 		for _, c := range []*conformance.Conn{a, b} {
 			// Whatever the refusal made the server publish is written
@@ -263,8 +259,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 	conformance.It("M-3,F-1", rules.INFO, "approval.resolved says decided_by remote and the device's choice when a device resolved it, once per approval (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
-		rid := should.NewID("ar-")
-		must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny, RequestID: rid}, rid)
+		must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny})
 		r := must.Decode[lmp.ApprovalResolved](must.Expect(ctx, b, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ID))))
 		var soft must.Soft
 		soft.Equal("decided_by", r.DecidedBy, lmp.DecidedByRemote)

@@ -15,7 +15,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
-	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
@@ -104,8 +103,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 			must.That(!match.Terminal().Match(req), "the approval run in task %s ended before it asked for its approval: %s", task, c.Describe(req))
 		}
 		id := must.Decode[lmp.ApprovalRequired](req).ApprovalID
-		rid := should.NewID("rq-")
-		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: id, Choice: lmp.ChoiceDeny, RequestID: rid}, rid)
+		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: id, Choice: lmp.ChoiceDeny})
 		for {
 			f := must.Expect(ctx, c, match.Task(task).And(match.Durable()))
 			payloadNamesEnvelope(c, f)
@@ -220,8 +218,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	conformance.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		text := conformance.Events(ctx).Text("reply", 0)
-		rid := should.NewID("rq-")
-		f := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid}, rid)
+		f := must.Request(ctx, c, lmp.SessionSend{Text: text})
 		must.That(f.Type != lmp.TypeError, "session.send was refused: %s", c.Describe(f))
 		// Hermes took the message: a run starts in a new task, the one the
 		// answer names when it names one (note 5).
@@ -269,8 +266,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 		long := startLongRun(ctx, c)
 		task := long.Task
 		text := conformance.Events(ctx).Text("reply", 0)
-		rid := should.NewID("rq-")
-		f := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid}, rid)
+		f := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text})
 		must.That(f.Type != lmp.TypeError, "session.send into task %s, whose run %s is streaming, was refused: %s", task, long.Started.RunID, c.Describe(f))
 		hermesHalf(ctx, func() {
 			eventuallyCalls(ctx, 1, "handle_message", func(call driver.Call) bool {

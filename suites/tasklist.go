@@ -23,8 +23,7 @@ const manyRows = 200
 // taskRows sends task.list and returns the rows of its answer, in the
 // server's order.
 func taskRows(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilter string) []lmp.Task {
-	rid := should.NewID("tl-")
-	return must.Decode[lmp.TaskListResult](must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(limit), StatusFilter: statusFilter}, rid)).Tasks
+	return must.Decode[lmp.TaskListResult](must.Request(ctx, c, lmp.TaskList{Limit: ptr(limit), StatusFilter: statusFilter})).Tasks
 }
 
 // listTasks sends task.list and returns the rows of its answer by

@@ -13,7 +13,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
-	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 // Epoch seconds of any date this kit will meet: above 2001, below 5138.
@@ -114,8 +113,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 		frames = append(frames, takeBatch(ctx, c, notifications(ctx, c, 1))...)
 		req := newApproval(ctx, c, 0).Required
 		expectEpochSeconds(req.DeadlineTS, "approval.required deadline_ts")
-		rid := should.NewID("tl-")
-		frames = append(frames, must.Request(ctx, c, lmp.TaskList{RequestID: rid, Limit: ptr(5)}, rid))
+		frames = append(frames, must.Request(ctx, c, lmp.TaskList{Limit: ptr(5)}))
 		checkTimestamps(frames)
 	}, conformance.NeedsEvents)
 })

@@ -273,8 +273,7 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		var soft must.Soft
 		soft.Equal("approval.required run_id of an approval inside the turn (its run.started's)", lmp.Deref(req.RunID), st.RunID)
 		soft.Equal("approval.required task_id (the chat's task, note 18)", lmp.Deref(req.TaskID), t.task)
-		rid := should.NewID("rq-")
-		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ApprovalID, Choice: lmp.ChoiceOnce, RequestID: rid}, rid)
+		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ApprovalID, Choice: lmp.ChoiceOnce})
 		must.Expect(ctx, c, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
 		t.tool(ctx, true, "terminal", "call_rm")
 		t.hookIn(ctx, 2, "on_stream_start", nil)
@@ -289,8 +288,7 @@ var _ = conformance.Section("§7 Hermes turns", "turns", func() {
 		first := askForTurn(ctx, c, "hello "+should.NewID(""))
 		takeRun(ctx, c, first.RunID)
 		for _, text := range []string{"/new", "hello again " + should.NewID("")} {
-			rid := should.NewID("rq-")
-			must.Request(ctx, c, lmp.SessionSend{TaskID: &first.TaskID, Text: text, RequestID: rid}, rid)
+			must.Request(ctx, c, lmp.SessionSend{TaskID: &first.TaskID, Text: text})
 		}
 		// The device asked in no other chat: the next run is the chat's.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Type(lmp.TypeRunStarted)))

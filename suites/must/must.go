@@ -21,13 +21,15 @@ import (
 // ok fails the calling spec with err's message, never a dump of the error
 // value.
 func ok(err error) {
+	ginkgo.GinkgoHelper()
 	if err != nil {
-		ginkgo.Fail(err.Error(), 2)
+		ginkgo.Fail(err.Error())
 	}
 }
 
 // Token mints a pairing token.
 func Token(ctx context.Context) string {
+	ginkgo.GinkgoHelper()
 	t, err := should.Token(ctx)
 	ok(err)
 	return t
@@ -35,6 +37,7 @@ func Token(ctx context.Context) string {
 
 // Pair pairs a new device on a fresh connection.
 func Pair(ctx context.Context, name string) *conformance.Conn {
+	ginkgo.GinkgoHelper()
 	c, err := should.Pair(ctx, name)
 	ok(err)
 	return c
@@ -42,6 +45,7 @@ func Pair(ctx context.Context, name string) *conformance.Conn {
 
 // Connect authenticates as d on a fresh connection.
 func Connect(ctx context.Context, name string, d client.Device, lastSeq *int64) *conformance.Conn {
+	ginkgo.GinkgoHelper()
 	c, err := should.Connect(ctx, name, d, lastSeq)
 	ok(err)
 	return c
@@ -49,6 +53,7 @@ func Connect(ctx context.Context, name string, d client.Device, lastSeq *int64) 
 
 // Dial opens a connection without authenticating.
 func Dial(ctx context.Context, name string) *conformance.Conn {
+	ginkgo.GinkgoHelper()
 	c, err := conformance.Dial(ctx, name, nil)
 	ok(err)
 	return c
@@ -56,6 +61,7 @@ func Dial(ctx context.Context, name string) *conformance.Conn {
 
 // Expect waits for a frame m matches.
 func Expect(ctx context.Context, c *conformance.Conn, m match.M) client.Frame {
+	ginkgo.GinkgoHelper()
 	f, err := should.Expect(ctx, c, m)
 	ok(err)
 	return f
@@ -63,6 +69,7 @@ func Expect(ctx context.Context, c *conformance.Conn, m match.M) client.Frame {
 
 // ExpectWithin waits up to d for a frame m matches.
 func ExpectWithin(ctx context.Context, d time.Duration, c *conformance.Conn, m match.M) client.Frame {
+	ginkgo.GinkgoHelper()
 	f, err := should.ExpectWithin(ctx, d, c, m)
 	ok(err)
 	return f
@@ -70,23 +77,29 @@ func ExpectWithin(ctx context.Context, d time.Duration, c *conformance.Conn, m m
 
 // Send sends a typed frame.
 func Send(ctx context.Context, c *conformance.Conn, p lmp.Payload) {
+	ginkgo.GinkgoHelper()
 	ok(should.Send(ctx, c, p))
 }
 
 // SendJSON sends any value as one text frame.
 func SendJSON(ctx context.Context, c *conformance.Conn, v any) {
+	ginkgo.GinkgoHelper()
 	ok(c.SendJSON(ctx, v))
 }
 
-// Request sends p and waits for the frame answering requestID.
-func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload, requestID string) client.Frame {
-	f, err := should.Request(ctx, c, p, requestID)
+// Request sends p, a payload answered by request_id (session.send,
+// approval.resolve, task.list), and waits for the frame answering it. A
+// p without a request_id gets a fresh one.
+func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload) client.Frame {
+	ginkgo.GinkgoHelper()
+	f, err := should.Request(ctx, c, p)
 	ok(err)
 	return f
 }
 
 // Closed waits up to d for the server to end the connection.
 func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) *client.CloseError {
+	ginkgo.GinkgoHelper()
 	ce, err := should.Closed(ctx, d, c)
 	ok(err)
 	return ce
@@ -94,9 +107,10 @@ func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) *client.C
 
 // Decode decodes f's payload as T; f must be of T's type.
 func Decode[T lmp.Payload](f client.Frame) T {
+	ginkgo.GinkgoHelper()
 	p, err := lmp.DecodePayload[T](f.Type, f.Payload)
 	if err != nil {
-		ginkgo.Fail(fmt.Sprintf("%s frame seq %d: %v", f.Type, f.Seq, err), 1)
+		ginkgo.Fail(fmt.Sprintf("%s frame seq %d: %v", f.Type, f.Seq, err))
 	}
 	return p
 }
@@ -104,6 +118,7 @@ func Decode[T lmp.Payload](f client.Frame) T {
 // Succeed fails the spec when err is not nil; what (a format and its
 // arguments) says what was being done.
 func Succeed(err error, what ...any) {
+	ginkgo.GinkgoHelper()
 	if err == nil {
 		return
 	}
@@ -113,7 +128,7 @@ func Succeed(err error, what ...any) {
 			msg = fmt.Sprintf(format, what[1:]...) + ": " + msg
 		}
 	}
-	ginkgo.Fail(msg, 1)
+	ginkgo.Fail(msg)
 }
 
 // Refused checks that the server refused what c just sent the way the
@@ -122,9 +137,10 @@ func Succeed(err error, what ...any) {
 // hello returns the error frame). It returns what the server did, for
 // the observations of SHOULD and INFO specs.
 func Refused(ctx context.Context, c *conformance.Conn, prior error, what string) should.Refusal {
+	ginkgo.GinkgoHelper()
 	r := should.AwaitRefusal(ctx, c, prior)
 	if !r.Fatal() {
-		ginkgo.Fail(fmt.Sprintf("%s: %s: want a fatal error followed by a close, got %s", c.Name, what, r), 1)
+		ginkgo.Fail(fmt.Sprintf("%s: %s: want a fatal error followed by a close, got %s", c.Name, what, r))
 	}
 	return r
 }

@@ -33,6 +33,7 @@ func (s *Soft) Equal(what string, got, want any) bool {
 
 // Done fails the spec when any expectation was broken, naming each one.
 func (s *Soft) Done() {
+	ginkgo.GinkgoHelper()
 	if len(s.broken) == 0 {
 		return
 	}
@@ -40,21 +41,23 @@ func (s *Soft) Done() {
 	if len(s.broken) > 1 {
 		msg = fmt.Sprintf("%d expectations broken:\n  %s", len(s.broken), strings.Join(s.broken, "\n  "))
 	}
-	ginkgo.Fail(msg, 1)
+	ginkgo.Fail(msg)
 }
 
 // That fails the spec at once when ok is false, with the message.
 func That(ok bool, format string, args ...any) {
+	ginkgo.GinkgoHelper()
 	if !ok {
-		ginkgo.Fail(fmt.Sprintf(format, args...), 1)
+		ginkgo.Fail(fmt.Sprintf(format, args...))
 	}
 }
 
 // Equal fails the spec at once with "what: want W, got G" when got and
 // want differ.
 func Equal(what string, got, want any) {
+	ginkgo.GinkgoHelper()
 	if !equal(got, want) {
-		ginkgo.Fail(fmt.Sprintf("%s: want %s, got %s", what, Show(want), Show(got)), 1)
+		ginkgo.Fail(fmt.Sprintf("%s: want %s, got %s", what, Show(want), Show(got)))
 	}
 }
 

@@ -107,13 +107,42 @@ func Send(ctx context.Context, c *conformance.Conn, p lmp.Payload) error {
 	return nil
 }
 
-// Request sends p and waits for the frame answering requestID: an ack, an
-// error or a task.list.result carrying it.
-func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload, requestID string) (client.Frame, error) {
+// Request sends p, a payload answered by request_id (session.send,
+// approval.resolve, task.list), and waits for the frame answering it. A
+// p without a request_id gets a fresh one.
+func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload) (client.Frame, error) {
+	p, requestID, err := WithRequestID(p)
+	if err != nil {
+		return client.Frame{}, err
+	}
 	if err := Send(ctx, c, p); err != nil {
 		return client.Frame{}, err
 	}
 	return Expect(ctx, c, match.Request(requestID))
+}
+
+// WithRequestID returns p with its request_id, a fresh one when p has
+// none, and that request_id. A payload that carries no request_id is an
+// error of the spec.
+func WithRequestID(p lmp.Payload) (lmp.Payload, string, error) {
+	mint := func(id *string) string {
+		if *id == "" {
+			*id = NewID("rq-")
+		}
+		return *id
+	}
+	switch v := p.(type) {
+	case lmp.SessionSend:
+		id := mint(&v.RequestID)
+		return v, id, nil
+	case lmp.ApprovalResolve:
+		id := mint(&v.RequestID)
+		return v, id, nil
+	case lmp.TaskList:
+		id := mint(&v.RequestID)
+		return v, id, nil
+	}
+	return p, "", fmt.Errorf("a %s frame is not answered by request_id", p.FrameType())
 }
 
 // Closed waits up to d for the server to end the connection.
