@@ -26,6 +26,7 @@ const (
 	CodeShuttingDown         = "shutting_down"         // server is stopping (fatal, close 1001)
 	CodeInternal             = "internal"              // unexpected server error
 	CodeHelloTooLarge        = "hello_too_large"       // a frame before hello over the server's hello budget (fatal, close 1009)
+	CodeConnectionLimit      = "connection_limit"      // the device opened more connections than allowed: its oldest is closed (fatal, close 1008)
 )
 
 // WebSocket close codes used by the reference server (RFC 6455 §7.4.1).

@@ -70,6 +70,9 @@ type Options struct {
 	// session keys agent:<profile>:loomi:dm:<chat_id>. Empty is Hermes'
 	// default profile (agent:main:…).
 	HermesProfile string
+	// MaxDeviceConnections and MaxConnections are server.Config's; zero
+	// takes the server's defaults.
+	MaxDeviceConnections, MaxConnections int
 	// Dashboard serves the dashboard page at the root (loopback only, see
 	// package dashboard) and records every frame for it.
 	Dashboard bool
@@ -207,6 +210,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 	srv, err := server.New(server.Config{
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		Profile: o.Profile, TLSFingerprint: fp, Logger: log, Observer: observer,
+		MaxDeviceConnections: o.MaxDeviceConnections, MaxConnections: o.MaxConnections,
 	})
 	if err != nil {
 		closeListeners()

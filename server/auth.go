@@ -123,6 +123,7 @@ func (c *conn) authenticate(h lmp.Hello) {
 // published after is written live, never lost or sent twice (E-5, E-7).
 func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
 	s := c.s
+	c.supersedeLocked(d)
 	intro, truncated := s.replayLocked(d, lastSeq)
 	c.dev = d
 	ok := lmp.HelloOK{

@@ -42,6 +42,17 @@ type Config struct {
 	// are not queued. When it is full the connection's next request waits
 	// for room.
 	SendQueue int
+	// MaxDeviceConnections (DefaultMaxDeviceConnections) bounds the
+	// authenticated connections one device may hold: when a hello would
+	// open one more, the device's oldest connection is closed with
+	// connection_limit and 1008 (a phone that reconnects on a flaky network
+	// leaves half-dead connections the heartbeat has not noticed yet; the
+	// newest is the one it uses). MaxConnections (DefaultMaxConnections,
+	// lowered to leave descriptors free when the process's descriptor limit
+	// is small) bounds the WebSockets of the whole process, authenticated
+	// or not: an upgrade over it is refused with 503 before it costs a
+	// goroutine, so that /health, pairing and other devices keep working.
+	MaxDeviceConnections, MaxConnections int
 
 	// TLSFingerprint is the SHA-256 of the leaf certificate, lowercase hex
 	// without colons, put in the QR's fp; "" without TLS (P-2).
@@ -57,6 +68,13 @@ type Config struct {
 // Defaults of the Config fields that the lmp package does not define.
 const (
 	DefaultSendQueue = 256
+	// DefaultMaxDeviceConnections is Config.MaxDeviceConnections: a phone
+	// needs one; a few more cover reconnects the heartbeat has not yet
+	// ended and a second app build on the same credential.
+	DefaultMaxDeviceConnections = 8
+	// DefaultMaxConnections is Config.MaxConnections where the descriptor
+	// limit allows it (maxConnectionsFor).
+	DefaultMaxConnections = 4096
 	// DefaultVersion is hello.ok's server_version when Config.Version is empty.
 	DefaultVersion = "dev"
 	// MaxPairTTL caps the ttl a pairing request may ask for.
@@ -86,6 +104,8 @@ func (c *Config) applyDefaults() error {
 	setDur(&c.FinalReplyWait, DefaultFinalReplyWait)
 	setDur(&c.RunIdleTimeout, DefaultRunIdleTimeout)
 	setInt(&c.SendQueue, DefaultSendQueue)
+	setInt(&c.MaxDeviceConnections, DefaultMaxDeviceConnections)
+	setInt(&c.MaxConnections, maxConnectionsFor(descriptorLimit()))
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -33,13 +33,15 @@ type Server struct {
 	// events is the shared replay buffer (E-5, note 3) and the source of
 	// every connection's durable frames. Appending takes mu; connection
 	// writers read it without a lock.
-	events   *eventLog
-	lease    seqLease           // persisted high-water mark of global indices (note 4)
-	devices  map[string]*device // every paired device, by id
-	conns    map[*conn]struct{} // every open WebSocket
-	live     map[*conn]struct{} // authenticated connections that receive events
-	closing  bool
-	handlers sync.WaitGroup // WebSocket handlers still running
+	events    *eventLog
+	lease     seqLease           // persisted high-water mark of global indices (note 4)
+	devices   map[string]*device // every paired device, by id
+	conns     map[*conn]struct{} // every open WebSocket
+	live      map[*conn]struct{} // authenticated connections that receive events
+	closing   bool
+	upgrading int            // admitted upgrades not yet in conns
+	refused   refusedLog     // upgrades refused at Config.MaxConnections
+	handlers  sync.WaitGroup // WebSocket handlers still running
 }
 
 var _ hermes.Adapter = (*Server)(nil)

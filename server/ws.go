@@ -21,9 +21,18 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		refuseHost(w, r) // DNS rebinding: the Origin check alone passes it
 		return
 	}
+	s.mu.Lock()
+	admitted := s.admitLocked(w, r)
+	s.mu.Unlock()
+	if !admitted {
+		return
+	}
 	// coder/websocket refuses an Origin whose host is not r.Host.
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
+		s.mu.Lock()
+		s.upgrading--
+		s.mu.Unlock()
 		s.log.Debug("websocket upgrade failed", "err", err)
 		return
 	}
@@ -33,6 +42,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c := newConn(s, ws)
 
 	s.mu.Lock()
+	s.upgrading--
 	if s.closing {
 		s.mu.Unlock()
 		_ = ws.Close(websocket.StatusGoingAway, lmp.CodeShuttingDown)

@@ -18,6 +18,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/reference"
+	"github.com/loomi-lmp/lmpkit/server"
 )
 
 func serve(args []string, stdout, stderr io.Writer) int {
@@ -34,6 +35,8 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.PongTimeout, "pong-timeout", lmp.DefaultPongTimeout, "time a client has to answer a ping (T-5)")
 	fs.DurationVar(&o.AuthTimeout, "auth-timeout", lmp.DefaultAuthTimeout, "time a connection has to authenticate (S-4)")
 	fs.DurationVar(&o.PairTTL, "pair-ttl", lmp.DefaultPairTTL, "default pairing token lifetime (P-5)")
+	fs.IntVar(&o.MaxDeviceConnections, "max-device-conns", server.DefaultMaxDeviceConnections, "connections one device may hold; one more closes its oldest (connection_limit, 1008)")
+	fs.IntVar(&o.MaxConnections, "max-conns", 0, "WebSockets the process may hold; more are refused with 503 (0: 4096, or fewer under a small descriptor limit)")
 	fs.StringVar(&o.Script, "script", "", "mock Hermes scenario file to load")
 	quirks := fs.String("hermes-quirks", "", "deliver every scenario's stream hooks as a loaded Hermes may: interleave, reorder, drop=N, duplicate (beyond Hermes) (comma-separated)")
 	fs.BoolVar(&o.HermesReasoningDeltas, "hermes-reasoning", true, "the mock Hermes sends reasoning deltas to plugins (plugins.stream_reasoning_deltas, off in a default Hermes)")

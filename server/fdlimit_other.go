@@ -1,0 +1,6 @@
+//go:build !unix
+
+package server
+
+// descriptorLimit is unknown here.
+func descriptorLimit() uint64 { return 0 }
