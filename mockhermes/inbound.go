@@ -8,6 +8,7 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/model"
 )
 
 // MockCommand is the prefix of an in-band scenario request from the phone.
@@ -30,9 +31,10 @@ const (
 // a waiting approval and fires agent_loop_stopped), "/new" starts a new
 // session, "/approve" and "/deny" answer the oldest pending approval.
 // "/mock <scenario> [args]" plays that scenario, "/mock help" lists them,
-// any other text plays reply. A message to a busy chat interrupts its
-// running turn and runs next (display.busy_input_mode interrupt, Hermes'
-// default), or waits behind it in queue mode.
+// a marker of lmp-check's scripted model ("lmp-model:tools") plays that
+// model's scenario, any other text plays reply. A message to a busy chat
+// interrupts its running turn and runs next (display.busy_input_mode
+// interrupt, Hermes' default), or waits behind it in queue mode.
 func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error {
 	m.rec.add("handle_message", map[string]any{"event": eventArgs(ev)}, nil)
 	chatID := ev.Source.ChatID
@@ -80,6 +82,8 @@ func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error 
 			return nil
 		}
 		name, args = f[1], f[2:]
+	} else if short, ok := model.MarkerIn(text); ok && modelScenario(model.Marker(short)) != nil {
+		name = model.Marker(short) // a scenario of lmp-check's scripted model
 	}
 	pb, err := m.prepare(name, args, chatID, PlayOptions{Text: ev.Text, SenderID: ev.Source.UserID})
 	if err != nil {

@@ -104,6 +104,9 @@ func (m *Mock) prepare(name string, args []string, chatID string, o PlayOptions)
 	sc := m.scenarios[name]
 	m.mu.Unlock()
 	if sc == nil {
+		sc = modelScenario(name)
+	}
+	if sc == nil {
 		return nil, fmt.Errorf("%w %q; known: %s", ErrUnknownScenario, name, strings.Join(m.ScenarioNames(), ", "))
 	}
 	vars, err := sc.bindArgs(args)

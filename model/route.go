@@ -139,6 +139,10 @@ func lookupRoute(name string, reply int, by string) (Route, string, bool) {
 	return Route{Scenario: sc, Reply: reply, By: by}, "", true
 }
 
+// MarkerIn returns the scenario name of the last marker in text, known or
+// not: "tools" for "please lmp-model:tools now".
+func MarkerIn(text string) (name string, ok bool) { return findMarker(text) }
+
 // findMarker returns the scenario name of the last marker in text.
 func findMarker(text string) (string, bool) {
 	all := markerRE.FindAllStringSubmatch(text, -1)

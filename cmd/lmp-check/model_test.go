@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/loomi-lmp/lmpkit/check"
 	"github.com/loomi-lmp/lmpkit/model"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
@@ -131,6 +132,43 @@ func TestTriggersCommand(t *testing.T) {
 		var errb bytes.Buffer
 		if c := run(args, nil, io.Discard, &errb); c != 2 || errb.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, c, errb.String())
+		}
+	}
+}
+
+// TestHermesTriggersPlayInTheMock runs the event specs through the hermes
+// triggers against the in-process lmp-server, checked as a server without
+// a driver: the mock Hermes plays the scripted model's scenarios on their
+// markers, so every spec whose event a real Hermes produces on cue passes,
+// and the others skip for the reasons a run against a real Hermes gives.
+func TestHermesTriggersPlayInTheMock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the event specs against an in-process server")
+	}
+	bin := buildBinary(t)
+	var rep check.JSONReport
+	passingRun(t, bin, &rep, "--no-driver", "--triggers", "hermes", "--label-filter", "events")
+	passed := map[string]bool{}
+	for _, sp := range rep.Specs {
+		switch {
+		case sp.Verdict == "pass":
+			if sp.Source != "triggers" {
+				t.Errorf("%s ran through %q, want the triggers", sp.Text, sp.Source)
+			}
+			for _, r := range sp.Rules {
+				passed[r] = true
+			}
+		case sp.Verdict == "skipped" && (sp.Reason == "not selected" || strings.Contains(sp.Reason, "no notifications trigger: a real Hermes") ||
+			strings.Contains(sp.Reason, "--crash-cmd") || strings.Contains(sp.Reason, "driver")):
+		default:
+			t.Errorf("%s: %s (%s)", sp.Text, sp.Verdict, sp.Reason)
+		}
+	}
+	// reply, tool_run, approval, failing_run and long_run: each rule below
+	// needs at least one of them.
+	for _, r := range []string{"E-1", "M-2", "F-1", "F-4", "F-5", "F-6", "F-7", "I-2", "H-1"} {
+		if !passed[r] {
+			t.Errorf("no %s spec passed through the hermes triggers", r)
 		}
 	}
 }
