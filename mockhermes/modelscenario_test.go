@@ -78,9 +78,9 @@ func TestModelScenariosInTheMock(t *testing.T) {
 		_, f, _ := play(t, model.ScenarioFail)
 		evs := f.waitFor(t, "the turn", ended)
 		ends := hooksNamed(evs, "on_stream_end")
-		if end := hooksNamed(evs, "on_session_end")[0]; end["completed"] != false || end["interrupted"] != false ||
+		if end := hooksNamed(evs, "on_session_end")[0]; end["completed"] != false || end["interrupted"] != false || end["failed"] != true ||
 			len(ends) != 1 || ends[0]["finished"] != false || ends[0]["error"] == nil {
-			t.Errorf("on_session_end %v after on_stream_end %v, want one failed call and a turn neither completed nor interrupted", end, ends)
+			t.Errorf("on_session_end %v after on_stream_end %v, want one failed call and a failed turn", end, ends)
 		}
 	})
 	t.Run("retry", func(t *testing.T) {
