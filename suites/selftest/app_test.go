@@ -22,8 +22,8 @@ import (
 )
 
 // appRuns is how many app runs go at once: each is two processes that
-// mostly wait on each other.
-const appRuns = 4
+// mostly wait on each other (all fourteen runs take about 35 s of CPU).
+const appRuns = 8
 
 // TestAppSelfTest is the self-test's second catalogue
 // (internal/mutant/appclient.yaml): it builds lmp-check once and the
@@ -142,7 +142,7 @@ func runApp(t *testing.T, checkBin, clientBin, labelFilter string, strict bool) 
 		_ = app.Wait()
 	}()
 	args := []string{"app", "--listen", "127.0.0.1:0", "--pairing-file", pairing, "--json-report", report,
-		"--pong-timeout", "3s", "--pair-timeout", "60s", "--action-timeout", "15s", "--reconnect-timeout", "15s", "--quiet", "1s"}
+		"--pong-timeout", "3s", "--pair-timeout", "60s", "--action-timeout", "10s", "--reconnect-timeout", "10s", "--quiet", "1s"}
 	if labelFilter != "" {
 		args = append(args, "--label-filter", labelFilter)
 	}
