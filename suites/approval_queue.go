@@ -42,7 +42,7 @@ func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn)
 	return queued{ApprovalResponse: res, Command: cmd}
 }
 
-var _ = conformance.Section("§4 Approvals of one task", "approvalqueue", func() {
+var _ = conformance.Section(sectionApprovalQueue, func() {
 	conformance.It("M-3,F-8", rules.MUST, "of two approvals pending in one task, resolving the newer leaves the older pending: it is resolved later with its own choice", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 2)
 		older := queuedApproval(ctx, "", devs...)

@@ -51,7 +51,7 @@ var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Con
 	return nil
 })
 
-var _ = conformance.Section("§3 Authentication", "auth", func() {
+var _ = conformance.Section(sectionAuth, func() {
 	conformance.It("S-4", rules.MUST, "an unauthenticated connection is closed within the auth timeout (10 s by the spec)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, authTimeoutProbe)
 		limit := profile(ctx).AuthTimeout
@@ -165,7 +165,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 	})
 })
 
-var _ = conformance.Section("§3 Authentication", "auth", func() {
+var _ = conformance.Section(sectionAuth, func() {
 	// A phone often reconnects before its old connection has ended; the
 	// old one's end must leave the new one among the device's open
 	// connections, which a revocation ends. Whether a server that loses the

@@ -98,7 +98,7 @@ func mustList(ctx context.Context, when string, conns ...*conformance.Conn) {
 		when, strings.Join(missing, " nor "), shownListing(out))
 }
 
-var _ = conformance.Section("§3 Devices", "devices", func() {
+var _ = conformance.Section(sectionDevices, func() {
 	conformance.It("S-5", rules.MUST, "a freshly paired device is listed by its device_id", func(ctx ginkgo.SpecContext) {
 		requireList(ctx)
 		a := must.Pair(ctx, "device")

@@ -31,7 +31,7 @@ func expectFatalRefusal(ctx context.Context, c *conformance.Conn, err error, wha
 	must.Refused(ctx, c, err, what)
 }
 
-var _ = conformance.Section("§3 Pairing", "pairing", func() {
+var _ = conformance.Section(sectionPairing, func() {
 	conformance.It("P-2,P-3", rules.MUST, "the url of the pairing JSON is a WebSocket URL where its token pairs a device", func(ctx ginkgo.SpecContext) {
 		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
@@ -66,7 +66,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 	})
 })
 
-var _ = conformance.Section("§3 Pairing", "pairing", func() {
+var _ = conformance.Section(sectionPairing, func() {
 	conformance.It("P-6", rules.SHOULD, "a token sent with a bare device_id, without credential, is refused too (note 9)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		c := must.Dial(ctx, "token with a bare device_id")
@@ -75,7 +75,7 @@ var _ = conformance.Section("§3 Pairing", "pairing", func() {
 	})
 })
 
-var _ = conformance.Section("§3 Authentication", "auth", func() {
+var _ = conformance.Section(sectionAuth, func() {
 	conformance.It("S-5", rules.MUST, "a revoked device's hello is refused with a fatal error, then the connection closes", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		revoke(ctx, a.Device.ID)
@@ -85,7 +85,7 @@ var _ = conformance.Section("§3 Authentication", "auth", func() {
 	})
 })
 
-var _ = conformance.Section("§6 Versioning", "versioning", func() {
+var _ = conformance.Section(sectionVersioning, func() {
 	conformance.It("V-2", rules.MUST, "an unsupported protocol_version is refused with a fatal error, then the connection closes", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "version 2 client")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 2, Token: must.Token(ctx)})
@@ -117,7 +117,7 @@ var _ = conformance.Section("§6 Versioning", "versioning", func() {
 	})
 })
 
-var _ = conformance.Section("§4 task.list", "tasklist", func() {
+var _ = conformance.Section(sectionTaskList, func() {
 	// status_filter's words are the reference server's (note 21): the
 	// tasklist section observes them at INFO.
 	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2, 3 and 7)", func(ctx ginkgo.SpecContext) {
@@ -133,7 +133,7 @@ var _ = conformance.Section("§4 task.list", "tasklist", func() {
 	}, conformance.NeedsDriver)
 })
 
-var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
+var _ = conformance.Section(sectionIdempotency, func() {
 	conformance.It("I-1", rules.MUST, "a request_id repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		text := "/mock help " + should.NewID("")
@@ -151,7 +151,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	}, conformance.NeedsDriver)
 })
 
-var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
+var _ = conformance.Section(sectionIdempotency, func() {
 	conformance.It("I-1", rules.MUST, "once the request_id window is full, the newest request_id is still remembered", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		n := profile(ctx).RequestIDWindow
@@ -173,7 +173,7 @@ var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
 	}, conformance.NeedsDriver, ginkgo.SpecTimeout(time.Minute))
 })
 
-var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
+var _ = conformance.Section(sectionRuns, func() {
 	conformance.It("F-1,F-6", rules.MUST, "a cancelled run ends with a terminal frame whose status is one of completed, failed, cancelled", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		run := startLongRun(ctx, c).Started
@@ -184,7 +184,7 @@ var _ = conformance.Section("§4 Run lifecycle", "runs", func() {
 	}, conformance.NeedsEvents)
 })
 
-var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
+var _ = conformance.Section(sectionMultiDevice, func() {
 	// The spec asks that the other devices get approval.resolved, not that
 	// they get it once: sending it once is the reference server's choice
 	// (docs/protocol.md), an INFO observation (note 21).

@@ -31,7 +31,7 @@ func checkEnvelope(f client.Frame) {
 	must.That(isObject, "%s frame: payload is not an object (E-1)", f.Type)
 }
 
-var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
+var _ = conformance.Section(sectionEnvelope, func() {
 	conformance.It("E-1,E-3,E-4,F-1", rules.MUST, "connection frames carry the full envelope, event_id is e_<seq>, and every frame validates against the schemas", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
@@ -106,7 +106,7 @@ var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
 	})
 })
 
-var _ = conformance.Section("§2 Envelope and schema", "envelope", func() {
+var _ = conformance.Section(sectionEnvelope, func() {
 	conformance.It("E-4,F-1", rules.MUST, "every frame of a turn that calls tools validates against the schemas: a tool call's arguments reach the payload as normalised literals", func(ctx ginkgo.SpecContext) {
 		// Tool arguments are the one free-form value Hermes hands the
 		// adapter for a payload (run.tool_started's preview): every frame

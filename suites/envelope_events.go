@@ -12,7 +12,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§2 Envelope", "envelope", func() {
+var _ = conformance.Section(sectionEnvelope, func() {
 	conformance.It("E-1,E-3", rules.MUST, "durable events carry the full envelope: v 1, seq, ts, type, task_id and run_id (null when none), event_id e_<seq>, payload", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		// Notifications of a chat (run_id null) and a run (both set).

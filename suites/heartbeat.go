@@ -120,7 +120,7 @@ var (
 	})
 )
 
-var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+var _ = conformance.Section(sectionHeartbeat, func() {
 	timeout := ginkgo.SpecTimeout(4 * time.Minute)
 
 	conformance.It("T-4", rules.MUST, "the server sends ping at the ping interval (25 s by the spec)", func(ctx ginkgo.SpecContext) {

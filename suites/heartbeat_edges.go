@@ -47,7 +47,7 @@ var (
 	})
 )
 
-var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+var _ = conformance.Section(sectionHeartbeat, func() {
 	conformance.It("T-5", rules.MUST, "a client that answers the first ping and then falls silent is disconnected after 3 more unanswered pings", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAnsweredOnceProbe)
 		p := profile(ctx)
@@ -128,7 +128,7 @@ var (
 	})
 )
 
-var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+var _ = conformance.Section(sectionHeartbeat, func() {
 	conformance.It("T-4", rules.MUST, "a paired device's later connection is pinged at the ping interval too", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbReturningProbe)
 		iv := profile(ctx).PingInterval
@@ -139,7 +139,7 @@ var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(sectionTransport, func() {
 	conformance.It("T-8", rules.MUST, "a returning device's hello.ok carries the server's clock at that hello, not an earlier time", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbReturningProbe)
 		// Both times are the server's clock: the ping was sent before the
@@ -150,7 +150,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })
 
-var _ = conformance.Section("§1 Heartbeat", "heartbeat", func() {
+var _ = conformance.Section(sectionHeartbeat, func() {
 	// T-5 counts the pings a client leaves unanswered, not the pongs a
 	// server is too busy to read. Real Hermes can be slow to answer
 	// resolve_gateway_approval (one process-wide lock, called off the

@@ -25,7 +25,7 @@ func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) clie
 	return must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ)))
 }
 
-var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
+var _ = conformance.Section(sectionHermes, func() {
 	conformance.It("H-1", rules.MUST, "run.started, once per turn, carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)

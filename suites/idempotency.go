@@ -16,7 +16,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§5 Idempotency", "idempotency", func() {
+var _ = conformance.Section(sectionIdempotency, func() {
 	conformance.It("I-1", rules.MUST, "a repeated session.send request_id is not executed again", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)

@@ -10,7 +10,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(sectionTransport, func() {
 	// A server may refuse a task_id it did not hand out; one it takes comes
 	// back in the frames of that task's run, and those frames are JSON
 	// (T-3) whatever the string holds: strings made only of the characters

@@ -23,7 +23,7 @@ import (
 // loopback. These specs run when such an address reaches the target (its
 // URL names one, or it listens on every interface of this host; see
 // conformance.LANBases) and skip otherwise.
-var _ = conformance.Section("§3 LAN deployments", "lan", func() {
+var _ = conformance.Section(sectionLAN, func() {
 	conformance.It("P-1", rules.MUST, "a peer at a network address gets no pairing token, whatever Host it names", func(ctx ginkgo.SpecContext) {
 		// lmp-v1.md §3: the pairing endpoint is loopback only. A peer on
 		// the network may name any Host, a loopback one included, so the

@@ -12,7 +12,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section("§4 Large payloads", "largepayloads", func() {
+var _ = conformance.Section(sectionLargePayloads, func() {
 	// A run that is stopped ends with the text it streamed (note 17), and
 	// a long answer streams a lot of it. What is checked at MUST is that the
 	// run ends. The spec sets no size limit, so a server may send the text

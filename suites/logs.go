@@ -17,7 +17,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§3 Security", "security", func() {
+var _ = conformance.Section(sectionSecurity, func() {
 	conformance.It("S-1", rules.MUST, "no token or credential the run has seen appears in the server log (pairing, reconnecting, refused hellos)", func(ctx ginkgo.SpecContext) {
 		path := target(ctx).ServerLog
 		if path == "" {

@@ -90,7 +90,7 @@ func pairN(ctx ginkgo.SpecContext, n int) []*conformance.Conn {
 	return out
 }
 
-var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
+var _ = conformance.Section(sectionMultiDevice, func() {
 	conformance.It("M-1", rules.MUST, "every event goes to every online device", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 3)
 		batch := notifications(ctx, devs[0], 1)
@@ -318,7 +318,7 @@ var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
 	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(7*time.Minute))
 })
 
-var _ = conformance.Section("§3 Multi-device", "multidevice", func() {
+var _ = conformance.Section(sectionMultiDevice, func() {
 	conformance.It("M-1", rules.MUST, "a device that reconnects gets every event on its new connection once its old one has ended", func(ctx ginkgo.SpecContext) {
 		// A phone often reconnects before the server has seen its old
 		// connection end: the old one's end must not take the new one off

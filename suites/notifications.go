@@ -14,7 +14,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§4 Notifications", "notifications", func() {
+var _ = conformance.Section(sectionNotifications, func() {
 	// What the wire shows whatever Hermes sent: every send() of a message
 	// in a chat is a notification of that chat's task, and its text is the
 	// message. The event source's notifications are messages (the

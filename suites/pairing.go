@@ -82,7 +82,7 @@ func awaitProbe(ctx context.Context, p *conformance.Probe) {
 	}
 }
 
-var _ = conformance.Section("§3 Pairing", "pairing", func() {
+var _ = conformance.Section(sectionPairing, func() {
 	conformance.It("P-1,P-2", rules.MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {
 		t := target(ctx)
 		pr, err := t.MintToken(ctx, 0)
@@ -314,7 +314,7 @@ func pairStatus(ctx context.Context, h http.Header) int {
 	return resp.StatusCode
 }
 
-var _ = conformance.Section("§3 Pairing", "pairing", func() {
+var _ = conformance.Section(sectionPairing, func() {
 	conformance.It("P-6", rules.MUST, "a token sent with a paired device's bare device_id never yields that device: refused, or a new device, and the paired one keeps its credential", func(ctx ginkgo.SpecContext) {
 		// Note 9 prefers a refusal (checked at SHOULD); a server may also
 		// ignore the device_id and pair a new device. What it may not do is

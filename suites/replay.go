@@ -18,7 +18,7 @@ func pairAndNotify(ctx ginkgo.SpecContext, n int) (*conformance.Conn, conformanc
 	return a, notifications(ctx, a, n)
 }
 
-var _ = conformance.Section("§2 Reconnection and replay", "replay", func() {
+var _ = conformance.Section(sectionReplay, func() {
 	conformance.It("E-2,E-5,E-7", rules.MUST, "a hello with last_seq gets exactly the gap re-sent, in order, with original seq and content, then live events without loss", func(ctx ginkgo.SpecContext) {
 		a, batch := pairAndNotify(ctx, 6)
 		first := takeBatch(ctx, a, batch)

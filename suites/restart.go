@@ -34,7 +34,7 @@ func restarted(ctx ginkgo.SpecContext, how conformance.Stop) {
 	must.Succeed(conformance.Restart(ctx, how), "%s the server", how)
 }
 
-var _ = conformance.Section("§2 Restarts and crashes (note 4)", "restart", func() {
+var _ = conformance.Section(sectionRestart, func() {
 	for _, how := range []conformance.Stop{conformance.Graceful, conformance.Kill} {
 		what := map[conformance.Stop]string{conformance.Graceful: "a clean restart", conformance.Kill: "a kill -9"}[how]
 

@@ -13,7 +13,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§7 Hermes mapping", "hermes", func() {
+var _ = conformance.Section(sectionHermes, func() {
 	// run.failed comes from on_stream_end when its error is not empty
 	// (§4, §7): whatever an adapter adds to it, the error Hermes reported
 	// for the failed model call is in it.

@@ -15,7 +15,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§3 Security", "security", func() {
+var _ = conformance.Section(sectionSecurity, func() {
 	// A secret quoted in an error message or a broadcast frame ends up in
 	// every client's log and screen: S-1 read for what the server sends,
 	// not only for what it writes itself. The credential hello.ok hands to

@@ -33,7 +33,7 @@ func (w *seqWatch) until(ctx context.Context, m match.M) client.Frame {
 	}
 }
 
-var _ = conformance.Section("§2 Envelope", "envelope", func() {
+var _ = conformance.Section(sectionEnvelope, func() {
 	// seq is the device's monotonically increasing number (§2), and the app
 	// drops a seq below one it has processed: a frame whose seq exceeds the
 	// next event's would make the app drop that event. Whether connection

@@ -98,7 +98,7 @@ func statusesOf(own []taskInState, rows map[string]lmp.Task) (status map[string]
 	return status, distinct
 }
 
-var _ = conformance.Section("§4 task.list", "tasklist", func() {
+var _ = conformance.Section(sectionTaskList, func() {
 	conformance.It("F-9", rules.MUST, "task.list is answered by task.list.result with a row per task of the session store, honouring limit", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		live, ended := storeSessions(ctx)

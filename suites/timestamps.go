@@ -74,7 +74,7 @@ func checkTimestamps(frames []client.Frame) {
 	}
 }
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(sectionTransport, func() {
 	conformance.It("T-2", rules.MUST, "GET /health answers 200 itself, not through a redirect", func(ctx ginkgo.SpecContext) {
 		u, err := target(ctx).HealthURL()
 		must.Succeed(err)

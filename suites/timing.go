@@ -10,7 +10,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section("Timing profile", "timing", func() {
+var _ = conformance.Section(sectionTiming, func() {
 	// MUST: the timings are the spec's own values, not a choice on an open
 	// point. A test profile deviates on purpose, so a deviation only skips
 	// the spec unless --strict asks for the spec's timings.

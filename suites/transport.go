@@ -26,7 +26,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(sectionTransport, func() {
 	conformance.It("T-2", rules.MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
 		u, err := target(ctx).HealthURL()
 		must.Succeed(err)
@@ -113,7 +113,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 	})
 })
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(sectionTransport, func() {
 	// T-1 names the path; a URL's query string is not part of it (RFC 3986
 	// §3.4), and RFC 6455 §3 makes it part of the resource name a client
 	// may send. A server may ignore the parameters, not refuse the upgrade.
@@ -151,7 +151,7 @@ var _ = conformance.Section("§1 Transport", "transport", func() {
 	})
 })
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(sectionTransport, func() {
 	conformance.It("T-3", rules.MUST, "a text frame that is not UTF-8 is not served on an authenticated connection", func(ctx ginkgo.SpecContext) {
 		// A frame that would be a ping, but for a byte that is no UTF-8:
 		// whatever the server does with it (an error, a close), it is no

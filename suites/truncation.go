@@ -11,7 +11,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section("§2 Truncation", "truncation", func() {
+var _ = conformance.Section(sectionTruncation, func() {
 	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true in hello.ok, and the connection serves the task.list the app then fetches", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		start := a.HelloSeq

@@ -122,7 +122,7 @@ func expectReplay(ctx context.Context, b *conformance.Conn, log *deviceLog, gap,
 	}
 }
 
-var _ = conformance.Section("§2 Truncation", "truncation", func() {
+var _ = conformance.Section(sectionTruncation, func() {
 	// The window's edges, each ±1: a device that saw every event, a gap of
 	// window-1 and of exactly the window (replayed in full, not truncated),
 	// and a gap one event beyond it (truncated). The gaps are counted in

@@ -11,7 +11,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§7 Hermes turns", "turns", func() {
+var _ = conformance.Section(sectionTurns, func() {
 	// Hermes runs the sessions of different chats at once, so their turns'
 	// pre_llm_call may come in any order; a new chat's first turn is known
 	// only by its user_message and sender_id. Two devices that send the

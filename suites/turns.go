@@ -70,7 +70,7 @@ func afterMarker(ctx ginkgo.SpecContext, c *conformance.Conn) []client.Frame {
 	return c.Pending()
 }
 
-var _ = conformance.Section("§7 Hermes turns", "turns", func() {
+var _ = conformance.Section(sectionTurns, func() {
 	conformance.It("H-1,H-2", rules.MUST, "a turn that calls tools is one run: its tool calls and later model calls carry the run_id of its run.started, and its terminal frame comes last", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)

@@ -13,7 +13,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section("§6 Versioning", "versioning", func() {
+var _ = conformance.Section(sectionVersioning, func() {
 	conformance.It("V-2", rules.MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Equal("hello.ok protocol_version", c.HelloOK.ProtocolVersion, lmp.Version)

@@ -149,9 +149,9 @@ func TestTargetCommands(t *testing.T) {
 			continue
 		case sp.Verdict != "pass":
 			t.Errorf("%s: %s %s", sp.Text, sp.Verdict, sp.Reason)
-		case strings.HasPrefix(sp.Section, "§2 Restarts"):
+		case strings.HasPrefix(sp.Section, "§2 Envelope, ordering, replay / Restarts"):
 			restarts++
-		case sp.Section == "§3 Devices":
+		case sp.Section == "§3 Pairing, identity, security / Devices":
 			listing++
 		case sp.Level == "MUST" && slices.Contains(sp.Rules, "S-5"):
 			revoke++

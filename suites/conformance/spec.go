@@ -52,20 +52,20 @@ var Timer = ginkgo.Label(LabelTimer)
 // (Target.ServerLog); they skip themselves with SkipNoServerLog without it.
 var ReadsServerLog = ginkgo.Label(LabelServerLog)
 
-// Section registers one container per spec section (h2spec style: one
-// file per section), declared by Declare once the target is known. Every
-// spec in it gets the section's label, and its connections are checked and
-// closed when the spec ends.
-func Section(title, label string, body func()) bool {
+// Section registers one container of the section s (h2spec style: a
+// file per part of a section), declared by Declare once the target is
+// known. Every spec in it gets the section's label, and its connections are
+// checked and closed when the spec ends.
+func Section(s SuiteSection, body func()) bool {
 	declareMu.Lock()
 	defer declareMu.Unlock()
-	sections = append(sections, section{title, label, body})
+	sections = append(sections, section{s, body})
 	return true
 }
 
 type section struct {
-	title, label string
-	body         func()
+	SuiteSection
+	body func()
 }
 
 // Declare builds the spec tree for the target t: every registered
@@ -95,9 +95,9 @@ func Declare(t *Target) error {
 	ginkgo.BeforeSuite(func() { StartProbes(t) })
 	ginkgo.AfterSuite(StopProbes)
 	for _, s := range sections {
-		ginkgo.Describe(s.title, ginkgo.Label("section:"+s.label), func() {
+		ginkgo.Describe(s.Title, ginkgo.Label("section:"+s.Label), func() {
 			ginkgo.AfterEach(finishSpec)
-			declaring, sectionLabel = t, "section:"+s.label
+			declaring, sectionLabel = t, "section:"+s.Label
 			s.body()
 			declaring, sectionLabel = nil, ""
 		})

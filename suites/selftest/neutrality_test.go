@@ -99,7 +99,7 @@ func TestNeutrality(t *testing.T) {
 	var failed, observed, skipped, restarts []string
 	for _, s := range rep.Specs {
 		id := "[" + strings.Join(s.Rules, ",") + "] " + s.Text
-		if strings.HasPrefix(s.Section, "§2 Restarts") && s.Verdict == string(check.Pass) {
+		if strings.HasPrefix(s.Section, "§2 Envelope, ordering, replay / Restarts") && s.Verdict == string(check.Pass) {
 			for _, n := range s.Notes {
 				restarts = append(restarts, id+": "+n.Name+": "+firstLine(n.Text))
 			}
