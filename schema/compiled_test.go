@@ -83,7 +83,7 @@ func TestCompiledMatchesReferenceOnMutations(t *testing.T) {
 	bases := mutationBases(t)
 	rng := rand.New(rand.NewPCG(25, 1))
 	decided := 0
-	const n = 300
+	const n = 200
 	for range n {
 		raw := mutate(rng, bases[rng.IntN(len(bases))])
 		for _, dir := range []Direction{ServerToClient, ClientToServer} {
@@ -265,7 +265,10 @@ func randomValue(rng *rand.Rand, depth int) any {
 	case 11:
 		return repeated{randomValue(rng, depth+1), randomValue(rng, depth+1)}
 	case 12:
-		return strings.Repeat("y", 65530+rng.IntN(10))
+		if rng.IntN(4) == 0 { // around the 65,536-character limits, rarely: they are slow to check by reference
+			return strings.Repeat("y", 65530+rng.IntN(10))
+		}
+		return strings.Repeat("y", 1+rng.IntN(3))
 	}
 	return json.Number("1")
 }
