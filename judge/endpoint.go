@@ -159,6 +159,16 @@ func (e *endpoint) mux(isTLS bool) http.Handler {
 	return mux
 }
 
+// pageURL is the page's address on loopback, where it is served.
+func (e *endpoint) pageURL() string {
+	_, port, _ := net.SplitHostPort(e.plain.Addr().String())
+	host, _, _ := net.SplitHostPort(e.plain.Addr().String())
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return "http://" + e.plain.Addr().String() + "/"
+	}
+	return "http://" + net.JoinHostPort("127.0.0.1", port) + "/"
+}
+
 func (e *endpoint) presentingWrongCert() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()

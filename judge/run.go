@@ -110,7 +110,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 			return Report{}, err
 		}
 	}
-	fmt.Fprintf(j.out, "lmp-check app: judging an app at %s (page with the QR: http://%s/)\n", ep.wsURL, ep.plain.Addr())
+	fmt.Fprintf(j.out, "lmp-check app: judging an app at %s (the QR and each step on a page: %s, from this machine)\n", ep.wsURL, ep.pageURL())
 	j.play(ctx)
 	if j.conn != nil {
 		_ = j.conn.ws.Close(1000, "lmp-check: done")
