@@ -112,7 +112,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 		// adapter for a payload (run.tool_started's preview): every frame
 		// of the run, taken up to its terminal frame, is validated.
 		c := must.Pair(ctx, "device")
-		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("tool_run", 0)})
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerToolRun, 0)})
 		for _, f := range runFramesOf(ctx, c, task) {
 			must.Succeed(conformance.ValidateFrame(f), "frame of the tool turn: %s", c.Describe(f))
 		}

@@ -20,7 +20,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 	conformance.It("I-1", rules.MUST, "a repeated session.send request_id is not executed again", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)
-		text := conformance.Events(ctx).Text("notifications", 1)
+		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
 		rid := should.NewID("rq-")
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid})
 		must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid})
@@ -33,7 +33,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 	conformance.It("I-1", rules.MUST, "a session.send repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		task := ownTask(ctx, a)
-		text := conformance.Events(ctx).Text("notifications", 1)
+		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
 		rid := should.NewID("rq-")
 		must.Request(ctx, a, lmp.SessionSend{TaskID: &task, Text: text, RequestID: rid})
 		got, seen := executions(ctx, a, task)
@@ -49,7 +49,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 	conformance.It("I-1", rules.SHOULD, "session.send is acknowledged with the resulting task_id, and a repeat gets the same acknowledgement again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
-		text := conformance.Events(ctx).Text("notifications", 1)
+		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
 		first := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid})
 		second := must.Request(ctx, c, lmp.SessionSend{Text: text, RequestID: rid})
 		var soft must.Soft
@@ -63,14 +63,14 @@ var _ = conformance.Section(sectionIdempotency, func() {
 
 	conformance.It("I-1", rules.INFO, "the acknowledgement of session.send is an ack frame (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("notifications", 1)})
+		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)})
 		must.Equal("type of the frame answering session.send", f.Type, lmp.TypeAck)
 	}, conformance.NeedsEvents)
 
 	conformance.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids, the newest included once the window is full", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)
-		text := conformance.Events(ctx).Text("notifications", 1)
+		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
 		n := profile(ctx).RequestIDWindow
 		prefix := should.NewID("w-")
 		// One request at a time: paced, so that no consumer of the shared
@@ -137,7 +137,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		a := must.Pair(ctx, "device A")
 		b := must.Pair(ctx, "device B")
 		rid := should.NewID("shared-")
-		text := conformance.Events(ctx).Text("notifications", 1)
+		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
 		_, ta := sendTrigger(ctx, a, lmp.SessionSend{Text: text, RequestID: rid})
 		_, tb := sendTrigger(ctx, b, lmp.SessionSend{Text: text, RequestID: rid})
 		must.That(tb != ta, "device B's request with device A's request_id got device A's result (task %s)", ta)
@@ -157,7 +157,7 @@ func ownTask(ctx context.Context, c *conformance.Conn) string {
 // task when nil), takes the notification from c, and returns its task:
 // what the server sent in that task before it has reached c.
 func oneNotification(ctx context.Context, c *conformance.Conn, task *string) string {
-	_, in := sendTrigger(ctx, c, lmp.SessionSend{TaskID: task, Text: conformance.Events(ctx).Text("notifications", 1)})
+	_, in := sendTrigger(ctx, c, lmp.SessionSend{TaskID: task, Text: conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)})
 	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(in)))
 	return in
 }
@@ -168,7 +168,7 @@ func oneNotification(ctx context.Context, c *conformance.Conn, task *string) str
 // executed twice produced two: Hermes takes a chat's messages in order, so
 // they all came before the run. seq is that of the run's terminal frame.
 func executions(ctx context.Context, c *conformance.Conn, task string) (n int, seq int64) {
-	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0)})
+	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
 	started := must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted)))
 	end := must.Expect(ctx, c, match.Task(task).And(match.Terminal()))
 	for _, f := range pendingIn(c, task, match.Type(lmp.TypeNotification)) {

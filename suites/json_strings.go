@@ -19,7 +19,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		c := must.Pair(ctx, "device")
 		taken := 0
 		for _, task := range []string{`\`, `\\`, `"`, `\"`} {
-			ans := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0)})
+			ans := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
 			if ans.Type == lmp.TypeError {
 				continue // refused: a task the server does not know
 			}

@@ -95,7 +95,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// that leaves a field out says nothing, and is not checked here.
 	conformance.It("F-1,E-1", rules.MUST, "the run_id and task_id of a payload name the run and task of its envelope: a run's frames and its approval.required", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("approval", 0)})
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerApproval, 0)})
 		var req client.Frame
 		for req.Type != lmp.TypeApprovalRequired {
 			req = must.Expect(ctx, c, match.Task(task).And(match.Durable()))
@@ -141,7 +141,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	conformance.It("H-2,F-3", rules.MUST, "the tool calls of a tool run asked for in band pair: each run.tool_finished has an open run.tool_started of its iteration and index, with its tool and call_id, and a completed run leaves none open", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		src := conformance.Events(ctx)
-		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: src.Text("tool_run", 0)})
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: src.Text(conformance.TriggerToolRun, 0)})
 		fs := runFramesOf(ctx, c, task)
 		var open []lmp.RunToolStarted
 		starts := 0
@@ -217,7 +217,7 @@ var _ = conformance.Section(sectionRuns, func() {
 
 	conformance.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		text := conformance.Events(ctx).Text("reply", 0)
+		text := conformance.Events(ctx).Text(conformance.TriggerReply, 0)
 		f := must.Request(ctx, c, lmp.SessionSend{Text: text})
 		must.That(f.Type != lmp.TypeError, "session.send was refused: %s", c.Describe(f))
 		// Hermes took the message: a run starts in a new task, the one the
@@ -234,7 +234,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		c := must.Pair(ctx, "device")
 		first := replyRun(ctx, c)
 		task := first.TaskID
-		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0)})
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
 		// A server that ignored task_id would start the run in another
 		// task, and this wait would fail.
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
@@ -265,7 +265,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		c := must.Pair(ctx, "device")
 		long := startLongRun(ctx, c)
 		task := long.Task
-		text := conformance.Events(ctx).Text("reply", 0)
+		text := conformance.Events(ctx).Text(conformance.TriggerReply, 0)
 		f := must.Request(ctx, c, lmp.SessionSend{TaskID: &task, Text: text})
 		must.That(f.Type != lmp.TypeError, "session.send into task %s, whose run %s is streaming, was refused: %s", task, long.Started.RunID, c.Describe(f))
 		hermesHalf(ctx, func() {
@@ -302,7 +302,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		// A run that ended by itself, then a long run in the same task.
 		run1 := replyRun(ctx, c)
 		task := run1.TaskID
-		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("long_run", 0)})
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerLongRun, 0)})
 		run2 := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
 		stops := func() int { return len(calls(ctx, "handle_message", withText(stopCommand))) }
 		before := 0

@@ -158,7 +158,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// shows it.
 	conformance.It("H-1", rules.MUST, "a turn of several model calls, asked for in band, is one run: one run.started, every frame of the turn carries its run_id, nothing of it follows its terminal frame", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text("tool_run", 0)})
+		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerToolRun, 0)})
 		fs := runFramesOf(ctx, c, task)
 		must.Equal("type of the turn's first frame", fs[0].Type, lmp.TypeRunStarted)
 		must.Equal("run.started frames of the turn", countType(fs, lmp.TypeRunStarted), 1)
@@ -185,7 +185,7 @@ var _ = conformance.Section(sectionTurns, func() {
 		c := must.Pair(ctx, "device")
 		first := replyRun(ctx, c)
 		task := first.TaskID
-		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text("reply", 0)})
+		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
 		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
 		must.That(next.RunID != first.RunID, "the task's second reply run started as its first run %s", first.RunID)
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))

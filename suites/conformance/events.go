@@ -160,32 +160,17 @@ func (e *EventSource) triggers() *Triggers {
 	return e.t.Triggers
 }
 
-// Text returns the session.send text of one event kind ("reply",
-// "notifications", …) with {n} replaced, skipping the spec when the
-// triggers have none. With the driver it is the mock Hermes' own command.
-func (e *EventSource) Text(kind string, n int) string {
+// Text returns the session.send text of one event kind with {n}
+// replaced, skipping the spec when the triggers have none. With the driver
+// it is the mock Hermes' own command.
+func (e *EventSource) Text(kind Trigger, n int) string {
 	tr := e.triggers()
-	var text string
-	switch kind {
-	case "reply":
-		text = tr.Reply
-	case "notifications":
-		if tr.Notifications != "" {
-			text = tr.NotificationsText(n)
-		}
-	case "approval":
-		text = tr.Approval
-	case "failing_run":
-		text = tr.FailingRun
-	case "long_run":
-		text = tr.LongRun
-	case "tool_run":
-		text = tr.ToolRun
-	default:
-		panic("conformance: unknown trigger kind " + kind)
+	text, why := tr.of(kind)
+	if kind == TriggerNotifications && text != "" {
+		text = tr.NotificationsText(n)
 	}
 	if text == "" {
-		if why := tr.unavailable(kind); why != "" {
+		if why != "" {
 			ginkgo.Skip(fmt.Sprintf("the triggers (%s) have no %s trigger: %s", tr.Name, kind, why))
 		}
 		ginkgo.Skip(fmt.Sprintf("the triggers (%s) have no %s trigger", tr.Name, kind))
@@ -253,7 +238,7 @@ func (e *EventSource) Notifications(ctx context.Context, via *Conn, n int) (Batc
 		}
 		return Batch{Task: chat, N: n}, nil
 	}
-	f, task, err := e.Send(ctx, via, lmp.SessionSend{Text: e.Text("notifications", n)})
+	f, task, err := e.Send(ctx, via, lmp.SessionSend{Text: e.Text(TriggerNotifications, n)})
 	return Batch{Task: task, N: n, Reply: f}, err
 }
 
@@ -274,7 +259,7 @@ func (e *EventSource) Approval(ctx context.Context, via *Conn, timeout time.Dura
 		if timeout != 0 {
 			ginkgo.Skip("an approval with a chosen timeout needs --driver-url")
 		}
-		_, task, err := e.Send(ctx, via, lmp.SessionSend{Text: e.Text("approval", 0)})
+		_, task, err := e.Send(ctx, via, lmp.SessionSend{Text: e.Text(TriggerApproval, 0)})
 		if err != nil {
 			return a, err
 		}
@@ -295,19 +280,19 @@ func (e *EventSource) Approval(ctx context.Context, via *Conn, timeout time.Dura
 // FailingRun starts a run that ends with an error, in a new task; the spec
 // waits for its frames.
 func (e *EventSource) FailingRun(ctx context.Context, via *Conn) (Run, error) {
-	return e.play(ctx, via, "failing_run")
+	return e.play(ctx, via, TriggerFailingRun)
 }
 
 // Reply starts a plain reply run in a new task; the spec waits for its
 // frames.
 func (e *EventSource) Reply(ctx context.Context, via *Conn) (Run, error) {
-	return e.play(ctx, via, "reply")
+	return e.play(ctx, via, TriggerReply)
 }
 
 // LongRun starts a run that streams until it is cancelled, in a new task,
 // and waits until via sees its run.started.
 func (e *EventSource) LongRun(ctx context.Context, via *Conn) (Run, error) {
-	r, err := e.play(ctx, via, "long_run")
+	r, err := e.play(ctx, via, TriggerLongRun)
 	if err != nil {
 		return r, err
 	}
@@ -322,7 +307,7 @@ func (e *EventSource) LongRun(ctx context.Context, via *Conn) (Run, error) {
 // play asks for the run of kind in band, through via's session.send, as a
 // user does: through the driver too, for Hermes shows a phone only the
 // turns of the adapter's own chats (note 19).
-func (e *EventSource) play(ctx context.Context, via *Conn, kind string) (Run, error) {
+func (e *EventSource) play(ctx context.Context, via *Conn, kind Trigger) (Run, error) {
 	_, task, err := e.Send(ctx, via, lmp.SessionSend{Text: e.Text(kind, 0)})
 	return Run{Task: task}, err
 }

@@ -141,22 +141,9 @@ func ParseTriggers(name string, raw []byte) (*Triggers, error) {
 
 // unavailable is the reason the triggers give for having no trigger of
 // kind, or "".
-func (t *Triggers) unavailable(kind string) string {
-	switch kind {
-	case "reply":
-		return t.Unavailable.Reply
-	case "notifications":
-		return t.Unavailable.Notifications
-	case "approval":
-		return t.Unavailable.Approval
-	case "failing_run":
-		return t.Unavailable.FailingRun
-	case "long_run":
-		return t.Unavailable.LongRun
-	case "tool_run":
-		return t.Unavailable.ToolRun
-	}
-	return ""
+func (t *Triggers) unavailable(kind Trigger) string {
+	_, why := t.of(kind)
+	return why
 }
 
 // NotificationsText is the notifications trigger for n notifications.
@@ -167,8 +154,8 @@ func (t *Triggers) NotificationsText(n int) string {
 // namesAnEvent reports whether a triggers document has a key of the
 // schema's (the schema's anyOf says the same, less readably).
 func namesAnEvent(m map[string]any) bool {
-	for _, k := range []string{"reply", "notifications", "approval", "failing_run", "long_run", "tool_run"} {
-		if _, ok := m[k]; ok {
+	for _, k := range allTriggers {
+		if _, ok := m[k.String()]; ok {
 			return true
 		}
 	}

@@ -83,10 +83,36 @@ func TestHermesTriggersAreMarkers(t *testing.T) {
 			t.Errorf("%q plays %q (%s), want %q", text, rt.Scenario.Name, why, want)
 		}
 	}
-	if tr.Notifications != "" || tr.unavailable("notifications") == "" {
-		t.Errorf("hermes set: notifications %q, reason %q; want none, and why", tr.Notifications, tr.unavailable("notifications"))
+	if tr.Notifications != "" || tr.unavailable(TriggerNotifications) == "" {
+		t.Errorf("hermes set: notifications %q, reason %q; want none, and why", tr.Notifications, tr.unavailable(TriggerNotifications))
 	}
 	if _, err := LoadTriggers("hermes"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestTriggerKindsAreTheFileKeys: each Trigger constant is one key of a
+// triggers file and of its unavailable reasons, and every key is a kind.
+func TestTriggerKindsAreTheFileKeys(t *testing.T) {
+	tr := Triggers{Reply: "a", Notifications: "b", Approval: "c", FailingRun: "d", LongRun: "e", ToolRun: "f",
+		Unavailable: TriggerReasons{Reply: "a", Notifications: "b", Approval: "c", FailingRun: "d", LongRun: "e", ToolRun: "f"}}
+	raw, err := json.Marshal(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		t.Fatal(err)
+	}
+	reasons, _ := keys["unavailable"].(map[string]any)
+	delete(keys, "unavailable")
+	if len(keys) != len(allTriggers) || len(reasons) != len(allTriggers) {
+		t.Fatalf("a triggers file has %d keys and %d reasons, the suites %d kinds", len(keys), len(reasons), len(allTriggers))
+	}
+	for _, k := range allTriggers {
+		text, why := tr.of(k)
+		if keys[k.String()] != text || reasons[k.String()] != why || text == "" {
+			t.Errorf("kind %s: the file's %q is %v, of() says %q (reason %q)", k, k.String(), keys[k.String()], text, why)
+		}
 	}
 }
