@@ -14,7 +14,7 @@ import (
 
 // testTimings are short: the reference client acts at once.
 func testTimings() judge.Timings {
-	return judge.Timings{PongTimeout: 3 * time.Second, FirstContact: 20 * time.Second, ActionTimeout: 20 * time.Second,
+	return judge.Timings{PongTimeout: 10 * time.Second, FirstContact: 20 * time.Second, ActionTimeout: 20 * time.Second,
 		Reconnect: 20 * time.Second, Quiet: time.Second, Burst: 600}
 }
 

@@ -30,7 +30,7 @@ func TestRunAppReports(t *testing.T) {
 	var out, errOut bytes.Buffer
 	jsonPath, junitPath, htmlPath := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.html")
 	code := RunApp(ctx, AppConfig{
-		Judge: judge.Config{Listen: "127.0.0.1:0", PairingFile: pairing, Timings: judge.Timings{PongTimeout: 3 * time.Second,
+		Judge: judge.Config{Listen: "127.0.0.1:0", PairingFile: pairing, Timings: judge.Timings{PongTimeout: 10 * time.Second,
 			FirstContact: 20 * time.Second, ActionTimeout: 20 * time.Second, Reconnect: 20 * time.Second, Quiet: time.Second, Burst: 200}},
 		LabelFilter: "C-3 || C-5", JSONReport: jsonPath, JUnitReport: junitPath, HTMLReport: htmlPath,
 		Stdout: &out, Stderr: &errOut,

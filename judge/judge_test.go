@@ -18,7 +18,7 @@ import (
 
 // short are timings for apps that answer at once, or never.
 func short() Timings {
-	return Timings{PongTimeout: 3 * time.Second, FirstContact: 20 * time.Second, ActionTimeout: 2 * time.Second,
+	return Timings{PongTimeout: 10 * time.Second, FirstContact: 20 * time.Second, ActionTimeout: 2 * time.Second,
 		Reconnect: 2 * time.Second, Quiet: time.Second, Burst: 50}
 }
 

@@ -142,7 +142,7 @@ func runApp(t *testing.T, checkBin, clientBin, labelFilter string, strict bool) 
 		_ = app.Wait()
 	}()
 	args := []string{"app", "--listen", "127.0.0.1:0", "--pairing-file", pairing, "--json-report", report,
-		"--pong-timeout", "3s", "--pair-timeout", "60s", "--action-timeout", "10s", "--reconnect-timeout", "10s", "--quiet", "1s"}
+		"--pair-timeout", "60s", "--action-timeout", "10s", "--reconnect-timeout", "10s", "--quiet", "1s"}
 	if labelFilter != "" {
 		args = append(args, "--label-filter", labelFilter)
 	}
