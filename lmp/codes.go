@@ -27,6 +27,7 @@ const (
 	CodeInternal             = "internal"              // unexpected server error
 	CodeHelloTooLarge        = "hello_too_large"       // a frame before hello over the server's hello budget (fatal, close 1009)
 	CodeConnectionLimit      = "connection_limit"      // the device opened more connections than allowed: its oldest is closed (fatal, close 1008)
+	CodeStoreUnavailable     = "store_unavailable"     // the server's store refuses writes: events are held back, session.send refused (non-fatal)
 )
 
 // WebSocket close codes used by the reference server (RFC 6455 §7.4.1).

@@ -46,6 +46,13 @@ func errorResult(code, msg, requestID string) scoped {
 // new task when task_id is absent.
 func (c *conn) cmdSessionSend(ctx context.Context, f lmp.ClientFrame) {
 	p, _ := lmp.DecodePayload[lmp.SessionSend](f.Type, f.Payload)
+	if reason := c.s.storeFailing(); reason != "" {
+		// Not acknowledged: its events could not be made durable. Not
+		// kept as the request's result either: a retry after the store
+		// recovers is served.
+		c.sendError(lmp.CodeStoreUnavailable, "the server cannot make events durable ("+reason+"): try again when it recovers", p.RequestID)
+		return
+	}
 	c.idempotent(ctx, p.RequestID, func(ctx context.Context) scoped {
 		task := lmp.Deref(p.TaskID)
 		if task == "" {

@@ -93,8 +93,21 @@ var healthBody = []byte(`{"ok":true,"v":1}`)
 // serveHealth answers exactly {"ok":true,"v":1} (T-2).
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
+	if reason := s.storeFailing(); reason != "" {
+		// Not healthy: events cannot be made durable (storehealth.go).
+		writeJSON(w, http.StatusServiceUnavailable, Health{OK: false, V: lmp.Version, Error: reason})
+		return
+	}
 	// Enforces T-2: GET /health answers exactly {"ok":true,"v":1}, without auth.
 	_, _ = w.Write(healthBody)
+}
+
+// Health is the body of GET /health when the server is not healthy; a
+// healthy one answers exactly {"ok":true,"v":1} (T-2).
+type Health struct {
+	OK    bool   `json:"ok"`
+	V     int    `json:"v"`
+	Error string `json:"error,omitempty"` // why it is not healthy
 }
 
 // servePair mints a pairing token (P-1, P-2, P-5). The body is optional:

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 
@@ -60,13 +61,18 @@ func (l *seqLease) finish(last int64) error {
 func (s *Server) reserveLocked() error {
 	l := &s.lease
 	if s.events.last+1 > l.granted {
+		if s.storeDown.reason != "" {
+			// retryStore writes it; not every event against a failing disk.
+			return errors.New("server: the store refuses writes: " + s.storeDown.reason)
+		}
 		n, err := l.persist(s.events.last + seqLeaseBlock)
 		if err != nil {
+			s.storeFailedLocked(err)
 			return err
 		}
 		l.granted = n
 	}
-	if !l.ahead && l.granted-s.events.last <= seqLeaseBlock/2 {
+	if !l.ahead && s.storeDown.reason == "" && l.granted-s.events.last <= seqLeaseBlock/2 {
 		l.ahead = true
 		next := l.granted + seqLeaseBlock
 		go func() {
@@ -76,7 +82,7 @@ func (s *Server) reserveLocked() error {
 			l.ahead = false
 			if err != nil {
 				if !l.final {
-					s.log.Error("cannot reserve the next seq block ahead", "err", err)
+					s.storeFailedLocked(err)
 				}
 				return
 			}

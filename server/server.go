@@ -40,6 +40,7 @@ type Server struct {
 	live      map[*conn]struct{} // authenticated connections that receive events
 	closing   bool
 	upgrading int            // admitted upgrades not yet in conns
+	storeDown storeFailure   // the store refuses writes (storehealth.go)
 	refused   refusedLog     // upgrades refused at Config.MaxConnections
 	handlers  sync.WaitGroup // WebSocket handlers still running
 }
@@ -121,8 +122,11 @@ func (s *Server) publish(typ string, taskID, runID *string, payload any) {
 		return
 	}
 	if err := s.reserveLocked(); err != nil {
-		// Never hand out a number that a crash could make us reuse.
-		s.log.Error("event dropped: cannot persist seq lease", "type", typ, "err", err)
+		// Never hand out a number that a crash could make us reuse. The
+		// devices have been told (storeFailedLocked); one line per outage.
+		if s.storeDown.dropped++; s.storeDown.dropped == 1 {
+			s.log.Warn("event dropped: the store refuses writes; further drops are counted until it recovers", "type", typ, "err", err)
+		}
 		return
 	}
 	s.events.add(ev)
