@@ -140,9 +140,9 @@ func (c *conn) goLiveLocked(d *device, credential *string, lastSeq *int64) {
 	c.limit.Store(intro.after + int64(s.cfg.ReplayWindow))
 	if c.push(outItem{intro: intro}, pushForce) {
 		s.live[c] = struct{}{}
+		go c.heartbeat()
 		if s.storeDown.reason != "" {
 			c.storeUnavailable(s.storeDown.reason)
 		}
-		go c.heartbeat()
 	}
 }
