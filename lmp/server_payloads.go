@@ -25,8 +25,8 @@ type Error struct {
 	Code              string `json:"code"`
 	Message           string `json:"message"`
 	Fatal             bool   `json:"fatal"`
-	RequestID         string `json:"request_id,omitempty"`
-	SupportedVersions []int  `json:"supported_versions,omitempty"`
+	RequestID         string `json:"request_id,omitempty" lmp:"ours"`
+	SupportedVersions []int  `json:"supported_versions,omitempty" lmp:"ours"`
 }
 
 // RunStarted opens a run (one agent turn), from on_stream_start (H-1).
@@ -169,20 +169,20 @@ type Notification struct {
 // ended_at is null.
 type Task struct {
 	TaskID       string   `json:"task_id"`
-	Title        *string  `json:"title"`
-	Status       string   `json:"status,omitempty"` // the reference server's TaskStatusLive or TaskStatusEnded; any string in the schema (note 21)
-	Source       string   `json:"source"`
-	Model        *string  `json:"model"`
-	StartedAt    float64  `json:"started_at"`
-	EndedAt      *float64 `json:"ended_at"`
-	MessageCount int      `json:"message_count"`
-	Preview      string   `json:"preview"`
-	LastActive   float64  `json:"last_active"`
+	Title        *string  `json:"title" lmp:"ours"`
+	Status       string   `json:"status,omitempty" lmp:"ours"` // the reference server's TaskStatusLive or TaskStatusEnded; any string in the schema (note 21)
+	Source       string   `json:"source" lmp:"ours"`
+	Model        *string  `json:"model" lmp:"ours"`
+	StartedAt    float64  `json:"started_at" lmp:"ours"`
+	EndedAt      *float64 `json:"ended_at" lmp:"ours"`
+	MessageCount int      `json:"message_count" lmp:"ours"`
+	Preview      string   `json:"preview" lmp:"ours"`
+	LastActive   float64  `json:"last_active" lmp:"ours"`
 }
 
 // TaskListResult answers task.list (F-9).
 type TaskListResult struct {
-	RequestID string `json:"request_id"`
+	RequestID string `json:"request_id" lmp:"ours"`
 	Tasks     []Task `json:"tasks"`
 }
 
@@ -190,10 +190,10 @@ type TaskListResult struct {
 // request_id gets the same ack again, verbatim (I-1).
 type Ack struct {
 	RequestID  string  `json:"request_id"`
-	For        string  `json:"for"` // TypeSessionSend or TypeApprovalResolve
-	TaskID     *string `json:"task_id"`
-	RunID      *string `json:"run_id"`
-	ApprovalID *string `json:"approval_id"`
+	For        string  `json:"for" lmp:"ours"` // TypeSessionSend or TypeApprovalResolve
+	TaskID     *string `json:"task_id" lmp:"ours"`
+	RunID      *string `json:"run_id" lmp:"ours"`
+	ApprovalID *string `json:"approval_id" lmp:"ours"`
 }
 
 // Ping and Pong have empty payloads.

@@ -107,12 +107,12 @@ var _ = conformance.Section(sectionVersioning, func() {
 		rid := should.NewID("v1-")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeSessionSend, "x_future": true,
 			"payload": map[string]any{"text": "/mock help " + rid, "request_id": rid, "x_future": map[string]any{"a": 1}}})
-		f := must.Expect(ctx, c, match.Request(rid))
+		f := must.Expect(ctx, c, match.Answer(rid))
 		must.That(f.Type != lmp.TypeError, "session.send with an unknown field was refused: %s", c.Describe(f))
 		rid = should.NewID("v1-")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeTaskList, "x_future": 1,
 			"payload": map[string]any{"request_id": rid, "x_future": "y"}})
-		f = must.Expect(ctx, c, match.Request(rid))
+		f = must.Expect(ctx, c, match.Answer(rid, lmp.TypeTaskListResult))
 		must.That(f.Type != lmp.TypeError, "task.list with an unknown field was refused: %s", c.Describe(f))
 	})
 })

@@ -38,7 +38,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))
 		checkEnvelope(pong)
 		must.Send(ctx, c, lmp.TaskList{RequestID: "env-1"})
-		res := must.Expect(ctx, c, match.Request("env-1"))
+		res := must.Expect(ctx, c, match.Answer("env-1", lmp.TypeTaskListResult))
 		checkEnvelope(res)
 		// hello.ok was validated when it was taken; its envelope once more:
 		again := must.Connect(ctx, "device again", c.Device, nil)

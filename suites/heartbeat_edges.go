@@ -186,10 +186,10 @@ var _ = conformance.Section(sectionHeartbeat, func() {
 			}
 			must.Succeed(err, fmt.Sprintf("server ping %d of %d while Hermes holds the device's resolve", n, pings))
 		}
-		if slices.ContainsFunc(d.Pending(), match.Request(rid).Match) {
+		if slices.ContainsFunc(d.Pending(), match.Answer(rid).Match) {
 			conformance.NotObserved("T-5", "the server answered the resolve before Hermes did, so nothing waited on Hermes")
 		}
 		must.Succeed(release(), "driver release")
-		must.Expect(ctx, d, match.Request(rid))
+		must.Expect(ctx, d, match.Answer(rid))
 	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })

@@ -52,16 +52,20 @@ var approvalTimeoutProbe = conformance.NewProbe("approval timeout", func(ctx con
 		devs = append(devs, c)
 	}
 	timeout := t.Profile.ApprovalTimeout
+	// The wait is the approval timeout: a server that closes a device's
+	// connection meanwhile fails the probe at once, with its close code.
+	ctx, stop := p.WhileOpen(ctx, devs...)
+	defer stop()
 	before := time.Now()
 	res, err := t.Driver().Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/" + should.NewID("x"), Description: "dangerous", TimeoutMS: timeout.Milliseconds()})
 	if err != nil {
-		return fmt.Errorf("driver approval: %w", err)
+		return conformance.Cause(ctx, fmt.Errorf("driver approval: %w", err))
 	}
 	wait, cancel := context.WithTimeout(ctx, timeout+slack(timeout)+conformance.Wait())
 	defer cancel()
 	f, err := devs[0].Expect(wait, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID)))
 	if err != nil {
-		return err
+		return conformance.Cause(ctx, err)
 	}
 	req, err := lmp.DecodePayload[lmp.ApprovalRequired](f.Type, f.Payload)
 	if err != nil {
@@ -71,7 +75,7 @@ var approvalTimeoutProbe = conformance.NewProbe("approval timeout", func(ctx con
 	for _, d := range devs {
 		f, err := d.Expect(wait, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
 		if err != nil {
-			return err
+			return conformance.Cause(ctx, err)
 		}
 		r, err := lmp.DecodePayload[lmp.ApprovalResolved](f.Type, f.Payload)
 		if err != nil {
@@ -178,7 +182,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		// a heartbeat this spec does not test (the T-5 spec "while its own
 		// approval.resolve waits on Hermes" does).
 		wait, cancel := context.WithTimeout(ctx, min(conformance.Wait(), profile(ctx).PingInterval))
-		answerB, errB := b.Expect(wait, match.Request(ridB))
+		answerB, errB := b.Expect(wait, match.Answer(ridB))
 		cancel()
 		answeredEarly := errB == nil
 		if answeredEarly {
@@ -190,10 +194,10 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		}
 		must.Succeed(release(), "driver release")
 
-		answerA := must.Expect(ctx, a, match.Request(ridA))
+		answerA := must.Expect(ctx, a, match.Answer(ridA))
 		must.That(answerA.Type != lmp.TypeError, "device A resolved approval %s first, yet was refused once Hermes answered: %s", res.ID, a.Describe(answerA))
 		if !answeredEarly {
-			answerB = must.Expect(ctx, b, match.Request(ridB))
+			answerB = must.Expect(ctx, b, match.Answer(ridB))
 			must.That(answerB.Type == lmp.TypeError, "device B resolved approval %s while Hermes was still answering device A's resolve, and won: %s", res.ID, b.Describe(answerB))
 			must.Equal("code of device B's refusal, given after device A won (I-2)", must.Decode[lmp.Error](answerB).Code, lmp.CodeAlreadyResolved)
 		}

@@ -338,9 +338,10 @@ var _ = conformance.Section(sectionPairing, func() {
 		tok := must.Token(ctx)
 		c.LearnSecret(conformance.SecretToken, tok)
 		must.Send(ctx, c, lmp.Hello{ProtocolVersion: lmp.Version, Token: tok, DeviceInfo: client.DefaultDeviceInfo})
-		must.Send(ctx, c, lmp.Ping{})
 		// The pong (or the connection's end) comes after whatever the server
-		// answered the hello with.
+		// answered the hello with; a server that ends the connection at a
+		// second hello (note 16) may have closed it before the ping.
+		_ = should.Send(ctx, c, lmp.Ping{})
 		f, err := should.Expect(ctx, c, match.Type(lmp.TypeHelloOK, lmp.TypePong))
 		must.That(err != nil || f.Type == lmp.TypePong, "a token hello sent after authentication was answered with %s", c.Describe(f))
 	})
@@ -355,7 +356,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		}})
 		// A refusal (an error, or the connection's end) comes first; a
 		// server that takes the frame for a hello answers hello.ok.
-		f, err := should.Expect(ctx, c, match.Any(match.Type(lmp.TypeError, lmp.TypeHelloOK), match.Request("typed-hello")))
+		f, err := should.Expect(ctx, c, match.Any(match.Type(lmp.TypeError, lmp.TypeHelloOK, lmp.TypeTaskListResult), match.Request("typed-hello")))
 		must.That(err != nil || f.Type == lmp.TypeError, "a task.list carrying a token, sent as the first frame, was answered with %s", c.Describe(f))
 	})
 })

@@ -27,6 +27,8 @@ type Options struct {
 	Addr string
 	// StateFile holds the seq numbering (required).
 	StateFile string
+	// Choices are the variant's answers to the open points of notes.md.
+	Choices Choices
 }
 
 // Proxy is a running variant.
@@ -36,6 +38,7 @@ type Proxy struct {
 	ln       net.Listener
 	srv      *http.Server
 	seq      *numbering
+	choices  Choices
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -59,7 +62,7 @@ func Start(o Options) (*Proxy, error) {
 		return nil, err
 	}
 	up := strings.TrimSuffix(o.Upstream, "/")
-	p := &Proxy{upstream: up, upWS: "ws" + strings.TrimPrefix(up, "http") + lmp.PathWebSocket, ln: ln, seq: seq}
+	p := &Proxy{upstream: up, upWS: "ws" + strings.TrimPrefix(up, "http") + lmp.PathWebSocket, ln: ln, seq: seq, choices: o.Choices}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+lmp.PathWebSocket, p.serveWS)
@@ -173,8 +176,12 @@ type session struct {
 	device    string // set by hello.ok
 	connSeq   int64  // numbering before hello.ok
 	truncated bool   // hello.ok must say truncated: true
+	// note 8: whether the client sent anything since the upstream's last
+	// ping, and whether the variant answered that ping itself (the
+	// client's own pong is then not passed on).
+	clientTraffic, answeredPing bool
 
-	writeMu sync.Mutex
+	writeMu, upWriteMu sync.Mutex
 }
 
 func (s *session) run() {
@@ -202,13 +209,39 @@ func (s *session) clientToUpstream(ctx context.Context) {
 			}
 			return
 		}
-		if typ == websocket.MessageBinary {
+		c := s.p.choices
+		if typ == websocket.MessageBinary && c.On(12) {
 			// Reserved in v1: refused without closing (note 12).
 			s.sendOwn(ctx, lmp.TypeError, object{"code": CodeBinaryUnsupported, "message": "binary frames are not used in LMP v1", "fatal": false})
 			continue
 		}
-		data = rewriteClientFrame(data, s.lastSeq)
-		if err := s.up.Write(ctx, websocket.MessageText, data); err != nil {
+		var env struct {
+			Type string `json:"type"`
+		}
+		_ = json.Unmarshal(data, &env)
+		s.mu.Lock()
+		authenticated := s.device != ""
+		// Traffic other than a pong (which answers its own ping), once
+		// authenticated: the hello does not keep a silent device alive.
+		s.clientTraffic = s.clientTraffic || authenticated && env.Type != lmp.TypePong
+		swallow := env.Type == lmp.TypePong && s.answeredPing
+		if swallow {
+			s.answeredPing = false
+		}
+		s.mu.Unlock()
+		if swallow {
+			continue
+		}
+		if env.Type == lmp.TypeHello && authenticated && c.On(16) {
+			// A second hello ends the connection (note 16).
+			s.sendOwn(ctx, lmp.TypeError, object{"code": c.code(CodeSecondHello), "message": "this connection is authenticated already", "fatal": true})
+			_ = s.client.Close(c.closeCode(lmp.CloseProtocolError), "second hello")
+			return
+		}
+		if typ == websocket.MessageText {
+			data = c.rewriteClientFrame(data, s.lastSeq)
+		}
+		if err := s.writeUp(ctx, typ, data); err != nil {
 			return
 		}
 	}
@@ -231,10 +264,11 @@ func (s *session) upstreamToClient(ctx context.Context) {
 			if code := websocket.CloseStatus(err); code >= 0 {
 				var ce websocket.CloseError
 				errors.As(err, &ce)
-				_ = s.client.Close(CloseCode(code), ce.Reason)
+				_ = s.client.Close(s.p.choices.closeCode(code), ce.Reason)
 			}
 			return
 		}
+		s.notePing(ctx, data)
 		frames, err := s.rewriteServerFrame(data)
 		if err != nil {
 			_ = s.client.Close(websocket.StatusInternalError, "numbering failed")
@@ -246,6 +280,33 @@ func (s *session) upstreamToClient(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// notePing answers an upstream ping itself when the client sent anything
+// since the last one and the variant counts any traffic as liveness
+// (note 8); the ping still reaches the client, whose pong is then dropped.
+func (s *session) notePing(ctx context.Context, data []byte) {
+	if !s.p.choices.On(8) || !bytes.Contains(data, []byte(`"ping"`)) {
+		return
+	}
+	m, ok := decode(data)
+	if !ok || m["type"] != lmp.TypePing {
+		return
+	}
+	s.mu.Lock()
+	answer := s.clientTraffic && s.device != ""
+	s.clientTraffic, s.answeredPing = false, answer
+	s.mu.Unlock()
+	if answer {
+		pong, _ := json.Marshal(object{"v": lmp.Version, "type": lmp.TypePong, "payload": object{}})
+		_ = s.writeUp(ctx, websocket.MessageText, pong)
+	}
+}
+
+func (s *session) writeUp(ctx context.Context, typ websocket.MessageType, data []byte) error {
+	s.upWriteMu.Lock()
+	defer s.upWriteMu.Unlock()
+	return s.up.Write(ctx, typ, data)
 }
 
 func (s *session) write(ctx context.Context, data []byte) error {
@@ -260,6 +321,10 @@ func (s *session) write(ctx context.Context, data []byte) error {
 func (s *session) numbers(typ string, upSeq int64, count int) ([]int64, error) {
 	s.mu.Lock()
 	device := s.device
+	if device == "" && !s.p.choices.On(2) {
+		s.mu.Unlock()
+		return []int64{upSeq}, nil
+	}
 	if device == "" {
 		s.connSeq++
 		n := s.connSeq
@@ -269,6 +334,10 @@ func (s *session) numbers(typ string, upSeq int64, count int) ([]int64, error) {
 	s.mu.Unlock()
 	if lmp.IsDurable(typ) {
 		return s.p.seq.Durable(device, upSeq, count)
+	}
+	if !s.p.choices.On(2) {
+		// A connection frame carries the device's current seq (note 2).
+		return []int64{s.p.seq.Current(device)}, nil
 	}
 	n, err := s.p.seq.Next(device)
 	return []int64{n}, err
@@ -292,7 +361,7 @@ func (s *session) rewriteServerFrame(data []byte) ([][]byte, error) {
 		s.mu.Unlock()
 	}
 	count := 1
-	if typ == lmp.TypeRunFailed {
+	if typ == lmp.TypeRunFailed && s.p.choices.On(6) {
 		count = 2
 	}
 	upSeq, _ := integer(m["seq"])
@@ -307,7 +376,7 @@ func (s *session) rewriteServerFrame(data []byte) ([][]byte, error) {
 	frames := make([][]byte, len(out))
 	for i, f := range out {
 		if fp := payloadOf(f); fp != nil {
-			f["type"] = rewritePayload(f["type"].(string), f, fp)
+			f["type"] = s.p.choices.rewritePayload(f["type"].(string), f, fp)
 		}
 		f["seq"] = own[i]
 		f["event_id"] = lmp.EventID(own[i])

@@ -130,6 +130,14 @@ func (n *numbering) Next(id string) (int64, error) {
 	return n.take(id)
 }
 
+// Current is the device's last number, which a connection frame carries
+// without advancing it (note 2's preferred answer).
+func (n *numbering) Current(id string) int64 {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.device(id).Next
+}
+
 // Durable returns the count numbers of the durable upstream event up for
 // the device: those it got before when the event is re-sent (E-7), or new
 // ones.

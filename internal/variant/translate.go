@@ -21,6 +21,11 @@ const (
 	TypeResolveResult = "approval.resolve.result"
 	// CodeBinaryUnsupported answers a binary frame, without closing (note 12).
 	CodeBinaryUnsupported = "BINARY_UNSUPPORTED"
+	// CodeVersionMismatch refuses an unsupported protocol_version, naming
+	// no versions (note 11).
+	CodeVersionMismatch = "version_mismatch"
+	// CodeSecondHello refuses a second hello, fatally (note 16).
+	CodeSecondHello = "second_hello"
 	// ChoiceExpired is approval.resolved.choice of an approval that timed
 	// out (the reference server's "timeout").
 	ChoiceExpired = "expired"
@@ -48,6 +53,22 @@ func CloseCode(upstream websocket.StatusCode) websocket.StatusCode {
 		return c
 	}
 	return upstream
+}
+
+// closeCode is the close code the variant sends for the upstream's.
+func (c Choices) closeCode(upstream websocket.StatusCode) websocket.StatusCode {
+	if c.On(21) {
+		return CloseCode(upstream)
+	}
+	return upstream
+}
+
+// code is the variant's error code for one of its own frames.
+func (c Choices) code(code string) string {
+	if c.On(21) {
+		return ErrorCode(code)
+	}
+	return code
 }
 
 // ErrorCode is the variant's error code for the reference server's: upper
@@ -93,9 +114,9 @@ func integer(v any) (int64, bool) {
 
 // rewriteClientFrame translates a client frame for the upstream: hello's
 // last_seq into the upstream's numbering, task.list's status_filter into
-// the reference server's words. Every other frame goes through as sent.
-// lastSeq translates a device's last_seq.
-func rewriteClientFrame(data []byte, lastSeq func(device string, seq int64) int64) []byte {
+// the reference server's words (note 21). Every other frame goes through
+// as sent. lastSeq translates a device's last_seq.
+func (c Choices) rewriteClientFrame(data []byte, lastSeq func(device string, seq int64) int64) []byte {
 	m, ok := decode(data)
 	if !ok {
 		return data
@@ -115,7 +136,7 @@ func rewriteClientFrame(data []byte, lastSeq func(device string, seq int64) int6
 	case lmp.TypeTaskList:
 		f, _ := p["status_filter"].(string)
 		ref, ok := statusFilter[f]
-		if !ok {
+		if !ok || !c.On(21) {
 			return data
 		}
 		p["status_filter"] = ref
@@ -126,34 +147,56 @@ func rewriteClientFrame(data []byte, lastSeq func(device string, seq int64) int6
 }
 
 // rewritePayload translates the payload of an upstream frame of type typ
-// into the variant's names; it returns the frame's new type.
-func rewritePayload(typ string, env, p object) string {
+// into the variant's answers; it returns the frame's new type.
+func (c Choices) rewritePayload(typ string, env, p object) string {
+	out := typ
 	switch typ {
 	case lmp.TypeAck:
-		if p["for"] == lmp.TypeApprovalResolve {
-			return TypeResolveResult
+		if c.On(21) {
+			out = TypeReply
+			if p["for"] == lmp.TypeApprovalResolve {
+				out = TypeResolveResult
+			}
 		}
-		return TypeReply
+		if c.On(5) {
+			for k := range p {
+				if k != "request_id" {
+					delete(p, k)
+				}
+			}
+		}
 	case lmp.TypeError:
-		if code, ok := p["code"].(string); ok {
+		if c.On(11) && p["code"] == lmp.CodeUnsupportedVersion {
+			p["code"] = CodeVersionMismatch
+			delete(p, "supported_versions")
+		}
+		if code, ok := p["code"].(string); ok && c.On(21) {
 			p["code"] = ErrorCode(code)
 		}
 	case lmp.TypeRunCompleted:
-		p["finished"] = env["ts"] // when the run finished (T-7)
+		if c.On(21) {
+			p["finished"] = env["ts"] // when the run finished (T-7)
+		}
 	case lmp.TypeApprovalResolved:
-		if p["choice"] == "timeout" {
+		if c.On(15) && p["decided_by"] == lmp.DecidedByTimeout {
+			p["decided_by"] = lmp.DecidedByAgent
+		}
+		if c.On(21) && p["choice"] == "timeout" {
 			p["choice"] = ChoiceExpired
 		}
 	case lmp.TypeTaskListResult:
 		rows, _ := p["tasks"].([]any)
 		for _, r := range rows {
 			row, _ := r.(map[string]any)
-			if s, ok := row["status"].(string); ok && taskStatus[s] != "" {
+			if s, ok := row["status"].(string); ok && taskStatus[s] != "" && c.On(21) {
 				row["status"] = taskStatus[s]
 			}
 		}
 	}
-	return typ
+	if c.Minimal {
+		minimalPayload(typ, p)
+	}
+	return out
 }
 
 // failedCompletion is the run.completed{status:"failed"} the variant sends

@@ -46,6 +46,12 @@ func ValidateFrame(f client.Frame) error {
 		return fmt.Errorf("%w: not a JSON object with an envelope (T-3, E-1): %v", ErrInvalidFrame, f.ParseErr)
 	}
 	errs := schema.ValidateFrame(schema.ServerToClient, f.Raw)
+	if f.Type == lmp.TypeAck {
+		// The acknowledgement is the reference server's own frame (notes
+		// 5, 21): another server may call its reply ack and shape it
+		// otherwise, so only the envelope is judged.
+		errs = schema.ValidateDocument(string(schema.ServerToClient)+"/envelope", f.Raw)
+	}
 	if len(errs) == 0 {
 		return nil
 	}

@@ -190,7 +190,7 @@ func (e *EventSource) Send(ctx context.Context, via *Conn, p lmp.SessionSend) (c
 	if err := via.Send(ctx, p); err != nil {
 		return client.Frame{}, "", fmt.Errorf("%s: send the trigger %q: %w", via.Name, p.Text, err)
 	}
-	f, err := via.Expect(ctx, match.Request(p.RequestID))
+	f, err := via.Expect(ctx, match.Answer(p.RequestID))
 	if err != nil {
 		return f, "", fmt.Errorf("the answer to the trigger %q: %w", p.Text, err)
 	}
@@ -207,16 +207,20 @@ func (e *EventSource) Send(ctx context.Context, via *Conn, p lmp.SessionSend) (c
 	return f, task, nil
 }
 
-// answerTask is the task a session.send answer names: the payload's
-// task_id (note 5), else the envelope's.
+// answerTask is the task a session.send answer names: the envelope's
+// task_id (§2: the task the frame belongs to), else the payload's (the
+// acknowledgement note 5 prefers, which lmp-v1.md does not define).
 func answerTask(f client.Frame) string {
+	if id := lmp.Deref(f.TaskID); id != "" {
+		return id
+	}
 	var p struct {
 		TaskID *string `json:"task_id"`
 	}
-	if json.Unmarshal(f.Payload, &p) == nil && lmp.Deref(p.TaskID) != "" {
-		return *p.TaskID
+	if json.Unmarshal(f.Payload, &p) == nil {
+		return lmp.Deref(p.TaskID)
 	}
-	return lmp.Deref(f.TaskID)
+	return ""
 }
 
 // Notifications produces n notifications in a new task: n send()s through

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -225,4 +226,34 @@ func selectsTimerSpec(filter string) bool {
 		}
 	}
 	return false
+}
+
+// ErrProbeConnClosed is the cause of a probe's context ended by
+// WhileOpen: the server closed one of the probe's connections.
+var ErrProbeConnClosed = errors.New("the server closed the probe's connection")
+
+// WhileOpen returns a context that ends, with a cause naming the
+// connection and its close code, as soon as the server closes any of
+// conns: a probe that waits on a timer (Hermes' approval timeout) fails at
+// once, not when the timer would have run out. stop releases it.
+func (p *Probe) WhileOpen(ctx context.Context, conns ...*Conn) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	for _, c := range conns {
+		go func() {
+			ce, err := c.WaitClosed(ctx)
+			if err == nil {
+				cancel(fmt.Errorf("probe %s: %w: %s: %v", p.Name, ErrProbeConnClosed, c.Name, ce))
+			}
+		}()
+	}
+	return ctx, func() { cancel(nil) }
+}
+
+// Cause is err, or, when ctx (from WhileOpen) ended because the server
+// closed a connection, that cause.
+func Cause(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); errors.Is(cause, ErrProbeConnClosed) {
+		return cause
+	}
+	return err
 }

@@ -1,6 +1,18 @@
 package conformance
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/loomi-lmp/lmpkit/client"
+)
 
 // TestSelectsTimerSpec: the probes start with the suite only when the
 // label filter selects a timer spec; a run of other specs (the restart
@@ -26,5 +38,39 @@ func TestSelectsTimerSpec(t *testing.T) {
 		if got := selectsTimerSpec(filter); got != want {
 			t.Errorf("%q: %v, want %v", filter, got, want)
 		}
+	}
+}
+
+// TestWhileOpenFailsAtOnceOnClose: a probe waiting on a long timer over a
+// connection the server closes fails as soon as the close arrives, and
+// its error names the close code.
+func TestWhileOpenFailsAtOnceOnClose(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		_ = c.Close(4321, "heartbeat broken")
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cc, err := client.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := &Conn{Conn: cc, Name: "probe device"}
+	defer conn.CloseNow()
+	p := &Probe{Name: "approval timeout"}
+	wait, stop := p.WhileOpen(ctx, conn)
+	defer stop()
+	start := time.Now()
+	<-wait.Done() // the approval timeout would be minutes
+	err = Cause(wait, wait.Err())
+	if !errors.Is(err, ErrProbeConnClosed) || !strings.Contains(err.Error(), "4321") || !strings.Contains(err.Error(), "probe device") {
+		t.Errorf("error %q does not say that the server closed the probe's connection with 4321", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the probe learned of the close after %v", d)
 	}
 }

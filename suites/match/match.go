@@ -115,6 +115,24 @@ func Request(id string) M {
 	return m
 }
 
+// Answer matches the frame answering a request with request_id id: one
+// that carries the request_id, or, since lmp-v1.md gives an error and a
+// task.list.result no request_id (§4), an error or a frame of one of
+// resultTypes that carries none.
+func Answer(id string, resultTypes ...string) M {
+	bare := M{Desc: "no request_id", Fn: func(f client.Frame) bool {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(f.Payload, &m) != nil {
+			return false
+		}
+		_, has := m["request_id"]
+		return !has
+	}}
+	m := Any(Request(id), Type(append([]string{lmp.TypeError}, resultTypes...)...).And(bare))
+	m.Desc = "the answer to request_id " + id
+	return m
+}
+
 // Approval matches frames about approval id.
 func Approval(id string) M {
 	m := Field("approval_id", id)

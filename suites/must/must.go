@@ -6,7 +6,10 @@ package must
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -105,14 +108,44 @@ func Closed(ctx context.Context, d time.Duration, c *conformance.Conn) *client.C
 	return ce
 }
 
-// Decode decodes f's payload as T; f must be of T's type.
+// Decode decodes f's payload as T; f must be of T's type, and its payload
+// must carry every field of T that §4 defines (a field without omitempty
+// and not tagged `lmp:"ours"`): a missing field fails the spec, naming
+// it, rather than being read as a zero value.
 func Decode[T lmp.Payload](f client.Frame) T {
 	ginkgo.GinkgoHelper()
 	p, err := lmp.DecodePayload[T](f.Type, f.Payload)
+	if err == nil {
+		err = missingSpecFields(reflect.TypeOf(p), f.Payload)
+	}
 	if err != nil {
 		ginkgo.Fail(fmt.Sprintf("%s frame seq %d: %v", f.Type, f.Seq, err))
 	}
 	return p
+}
+
+// missingSpecFields returns an error naming the fields of t that §4
+// defines and the payload raw does not carry.
+func missingSpecFields(t reflect.Type, raw json.RawMessage) error {
+	var present map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &present); err != nil {
+		return err
+	}
+	var missing []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" || strings.Contains(opts, "omitempty") || f.Tag.Get("lmp") == "ours" {
+			continue
+		}
+		if _, ok := present[name]; !ok {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the payload has no %s, which lmp-v1.md §4 defines for it", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // Succeed fails the spec when err is not nil; what (a format and its

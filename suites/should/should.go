@@ -108,8 +108,10 @@ func Send(ctx context.Context, c *conformance.Conn, p lmp.Payload) error {
 }
 
 // Request sends p, a payload answered by request_id (session.send,
-// approval.resolve, task.list), and waits for the frame answering it. A
-// p without a request_id gets a fresh one.
+// approval.resolve, task.list), and waits for the frame answering it: any
+// frame carrying the request_id (note 5 names no acknowledgement), or an
+// error or a task.list.result without one (§4 gives them none). A p
+// without a request_id gets a fresh one.
 func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload) (client.Frame, error) {
 	p, requestID, err := WithRequestID(p)
 	if err != nil {
@@ -118,7 +120,11 @@ func Request(ctx context.Context, c *conformance.Conn, p lmp.Payload) (client.Fr
 	if err := Send(ctx, c, p); err != nil {
 		return client.Frame{}, err
 	}
-	return Expect(ctx, c, match.Request(requestID))
+	var result []string
+	if p.FrameType() == lmp.TypeTaskList {
+		result = append(result, lmp.TypeTaskListResult)
+	}
+	return Expect(ctx, c, match.Answer(requestID, result...))
 }
 
 // WithRequestID returns p with its request_id, a fresh one when p has

@@ -3,7 +3,7 @@
 // restart it and kill it. Its command line has the shape of lmp-server's,
 // so that one control script drives either:
 //
-//	lmp-variant serve --upstream http://127.0.0.1:8787 --addr 127.0.0.1:8788 --data DIR
+//	lmp-variant serve --upstream http://127.0.0.1:8787 --addr 127.0.0.1:8788 --data DIR [--choices minimal,2,5,…]
 //
 // It is used only by tests.
 package main
@@ -35,6 +35,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Upstream, "upstream", "", "base URL of the lmp-server behind the variant (required)")
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:0", "listen address")
 	data := fs.String("data", ".", "directory of the variant's seq numbering")
+	choices := fs.String("choices", "all", "the notes answered the variant's way, comma-separated ("+fmt.Sprint(variant.Notes)+"), \"minimal\" for only §4's fields, \"all\" or \"preferred\"")
 	fs.Bool("no-qr", true, "accepted for lmp-server's command line; the variant prints no QR")
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
@@ -43,13 +44,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "lmp-variant: --upstream is required")
 		return 2
 	}
+	var err error
+	if o.Choices, err = variant.ParseChoices(*choices); err != nil {
+		fmt.Fprintf(stderr, "lmp-variant: --choices: %v\n", err)
+		return 2
+	}
 	o.StateFile = filepath.Join(*data, "variant.json")
 	p, err := variant.Start(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "lmp-variant: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "lmp-variant listening on %s in front of %s\n", p.Addr(), o.Upstream)
+	fmt.Fprintf(stdout, "lmp-variant listening on %s in front of %s, choices %s\n", p.Addr(), o.Upstream, o.Choices)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
