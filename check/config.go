@@ -59,6 +59,14 @@ type Config struct {
 	// lmp-server it then needs LOOMI_ALLOW_INSECURE_BIND=true (S-3).
 	Listen string
 
+	// RunTimeout caps the run below its budget (conformance.Budget):
+	// the specs not finished by then fail, naming it, and the reports are
+	// written. Zero leaves the budget alone.
+	RunTimeout time.Duration
+	// KeepDevices leaves the devices the run paired on a throwaway server
+	// instead of revoking them one by one at the end.
+	KeepDevices bool
+
 	Strict      bool
 	LabelFilter string
 	Focus, Skip []string

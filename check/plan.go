@@ -51,6 +51,9 @@ func validate(cfg Config) (*plan, error) {
 	if err := checkSelection(p.cfg.LabelFilter, p.cfg.Focus, p.cfg.Skip); err != nil {
 		return nil, err
 	}
+	if cfg.RunTimeout < 0 {
+		return nil, usagef("--run-timeout %v: want a positive duration", cfg.RunTimeout)
+	}
 	var err error
 	if p.http, err = cfg.httpClient(); err != nil {
 		return nil, err

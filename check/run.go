@@ -67,8 +67,18 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	if err := conformance.Declare(t); err != nil {
 		return ExitUsage, usagef("%v", err)
 	}
+	budget, limit, why, err := budgetOf(p.cfg, t)
+	if err != nil {
+		return ExitUsage, err
+	}
+	fmt.Fprintf(p.cfg.Stdout, "lmp-check: run budget %s", budget)
+	if limit < budget.Total() {
+		fmt.Fprintf(p.cfg.Stdout, "; --run-timeout caps it at %v", limit)
+	}
+	fmt.Fprintln(p.cfg.Stdout)
 	started := time.Now()
-	report := runSuites(p.cfg)
+	t.CutAt(started.Add(limit), why)
+	report := runSuites(p.cfg, limit)
 	if report.PreRunStats.SpecsThatWillRun == 0 {
 		// Known only once Ginkgo has walked the tree: a preview first would
 		// cost the run its reporting nodes.
@@ -85,7 +95,10 @@ func reportRun(ctx context.Context, p *plan, t *conformance.Target, report types
 	sum := Summarize(results)
 	meta := Meta{Target: t.WSURL, Profile: t.DescribeProfile(), Strict: cfg.Strict, Color: cfg.Color,
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
-	if cfg.URL != "" {
+	switch {
+	case cfg.URL != "" && cfg.KeepDevices:
+		meta.Devices = "the run's devices were left paired (--keep-devices)"
+	case cfg.URL != "":
 		meta.Devices = cleanUp(ctx, t)
 	}
 	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
@@ -102,12 +115,15 @@ func reportRun(ctx context.Context, p *plan, t *conformance.Target, report types
 }
 
 // runSuites runs the Ginkgo suites in this process and returns the report.
-func runSuites(cfg Config) types.Report {
+// The specs stop at limit (conformance.SetRunDeadline); Ginkgo's own
+// suite timeout lies beyond it, room for the spec running at the limit
+// to end.
+func runSuites(cfg Config, limit time.Duration) types.Report {
 	sc := types.NewDefaultSuiteConfig()
 	sc.LabelFilter = cfg.LabelFilter
 	sc.FocusStrings = cfg.Focus
 	sc.SkipStrings = cfg.Skip
-	sc.Timeout = 30 * time.Minute
+	sc.Timeout = limit + 10*time.Minute
 	rc := types.NewDefaultReporterConfig()
 	rc.NoColor = true
 	rc.Succinct = !cfg.Verbose

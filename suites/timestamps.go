@@ -116,7 +116,7 @@ var _ = conformance.Section(sectionTransport, func() {
 // (docs/protocol.md); lmp-v1.md names none (note 21).
 var rowTimes = []string{"started_at", "ended_at", "last_active"}
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(sectionTransport, func() {
 	conformance.It("T-7", rules.SHOULD, "task rows' started_at, ended_at and last_active, where a row has them, are float epoch seconds (rows' fields, note 21)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		ownTask(ctx, c)

@@ -58,6 +58,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.Timings.PongTimeout, "pong-timeout", 0, "pong deadline (default: the driver's profile, else 10s)")
 	fs.DurationVar(&cfg.Timings.AuthTimeout, "auth-timeout", 0, "auth timeout (default: the driver's profile, else 10s)")
 	fs.DurationVar(&cfg.Timings.PairTTL, "pair-ttl", 0, "default pairing token TTL (default: the driver's profile, else 300s)")
+	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 0, "cap the run below its budget (printed at the start): specs not finished by then fail, naming it, and the reports are still written")
+	fs.BoolVar(&cfg.KeepDevices, "keep-devices", false, "leave the devices the run paired instead of revoking them at the end (a throwaway server)")
 	fs.DurationVar(&cfg.Timings.ApprovalTimeout, "approval-timeout", 0, "how long an approval waits before it times out (default: the driver's profile, else 300s)")
 	fs.IntVar(&cfg.Timings.ReplayWindow, "replay-window", 0, "events kept per device for replay (default: the driver's profile, else 512, E-5)")
 	fs.IntVar(&cfg.Timings.RequestIDWindow, "request-window", 0, "request_ids remembered per device (default: the driver's profile, else 256, I-1)")

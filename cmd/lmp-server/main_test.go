@@ -464,3 +464,40 @@ func TestLogsPhonesAtInfo(t *testing.T) {
 	}
 	checkNoSecrets(t, p.stderr.String(), pr.Token, dev.Credential)
 }
+
+// TestApprovalTimeoutFlag: --approval-timeout sets the mock Hermes'
+// approval timeout, as --ping-interval sets the heartbeat's: an approval
+// nobody answers says so in deadline_ts and times out (note 15) within
+// seconds, not Hermes' 300 s, so that lmp-check's approval-timeout spec
+// can run against a real process.
+func TestApprovalTimeoutFlag(t *testing.T) {
+	const timeout = 2 * time.Second
+	p := startServer(t, t.TempDir(), freeAddr(t), "--approval-timeout", timeout.String())
+	_, c, _ := p.pairDevice(t)
+	defer c.CloseNow()
+	if err := c.Send(ctxT(t), lmp.SessionSend{Text: "/mock approval", RequestID: "rq-timeout"}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := c.ExpectType(ctxT(t), lmp.TypeApprovalRequired)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, c.Transcript())
+	}
+	req, err := lmp.DecodePayload[lmp.ApprovalRequired](f.Type, f.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := req.DeadlineTS - f.TS; d < 1 || d > 4 {
+		t.Errorf("deadline_ts lies %.1f s after the prompt, want about %v", d, timeout)
+	}
+	f, err = c.Expect(ctxT(t), func(f client.Frame) bool { return f.Type == lmp.TypeApprovalResolved })
+	if err != nil {
+		t.Fatalf("%v\n%s", err, c.Transcript())
+	}
+	res, err := lmp.DecodePayload[lmp.ApprovalResolved](f.Type, f.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DecidedBy != lmp.DecidedByTimeout || res.ApprovalID != req.ApprovalID {
+		t.Errorf("approval.resolved %+v, want approval %s decided_by timeout", res, req.ApprovalID)
+	}
+}

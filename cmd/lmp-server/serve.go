@@ -37,6 +37,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.PairTTL, "pair-ttl", lmp.DefaultPairTTL, "default pairing token lifetime (P-5)")
 	fs.IntVar(&o.MaxDeviceConnections, "max-device-conns", server.DefaultMaxDeviceConnections, "connections one device may hold; one more closes its oldest (connection_limit, 1008)")
 	fs.IntVar(&o.MaxConnections, "max-conns", 0, "WebSockets the process may hold; more are refused with 503 (0: 4096, or fewer under a small descriptor limit)")
+	fs.DurationVar(&o.ApprovalTimeout, "approval-timeout", lmp.DefaultApprovalTimeout, "how long the mock Hermes waits for an approval's answer before it times out (Hermes' approvals.timeout; deadline_ts, note 15)")
 	fs.StringVar(&o.Script, "script", "", "mock Hermes scenario file to load")
 	quirks := fs.String("hermes-quirks", "", "deliver every scenario's stream hooks as a loaded Hermes may: interleave, reorder, drop=N, duplicate (beyond Hermes) (comma-separated)")
 	fs.BoolVar(&o.HermesReasoningDeltas, "hermes-reasoning", true, "the mock Hermes sends reasoning deltas to plugins (plugins.stream_reasoning_deltas, off in a default Hermes)")

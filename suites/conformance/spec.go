@@ -97,9 +97,9 @@ func Declare(t *Target) error {
 	for _, s := range sections {
 		ginkgo.Describe(s.Title, ginkgo.Label("section:"+s.Label), func() {
 			ginkgo.AfterEach(finishSpec)
-			declaring, sectionLabel = t, "section:"+s.Label
+			declaring, sectionLabel, sectionTitle = t, "section:"+s.Label, s.Title
 			s.body()
-			declaring, sectionLabel = nil, ""
+			declaring, sectionLabel, sectionTitle = nil, "", ""
 		})
 	}
 	return nil
@@ -152,10 +152,14 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 		timerSpecLabels = append(timerSpecLabels, all)
 	}
 	t := declaring
+	leaf := "[" + strings.Join(ruleIDs, ",") + "] " + text
+	specIndex = append(specIndex, indexedSpec{all, sectionTitle + " " + leaf})
 	wrapped := func(ctx ginkgo.SpecContext) {
 		if t == nil {
 			ginkgo.Fail("conformance: the tree was declared for a preview, not for a run (Declare(nil))")
 		}
+		ctx, cancel := t.withinRun(ctx)
+		defer cancel()
 		switch {
 		case needsDriver && !t.HasDriver():
 			ginkgo.Skip(SkipNoDriver)
@@ -170,16 +174,16 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 		body(specContext{ctx, WithTarget(ctx, t)})
 	}
 	args = append(args, wrapped)
-	return ginkgo.It("["+strings.Join(ruleIDs, ",")+"] "+text, args...)
+	return ginkgo.It(leaf, args...)
 }
 
 // The tree is built in one goroutine before the suite runs: the target and
 // section being declared, and the labels of every timer spec (StartProbes
 // reads them to learn whether the selection holds one).
 var (
-	declaring       *Target
-	sectionLabel    string
-	timerSpecLabels [][]string
+	declaring                  *Target
+	sectionLabel, sectionTitle string
+	timerSpecLabels            [][]string
 )
 
 // specContext is a spec's ginkgo.SpecContext that also carries its target.

@@ -89,6 +89,10 @@ type Target struct {
 	// Strict turns deviations from the spec's default timings into
 	// failures (see the INFO spec in timing.go).
 	Strict bool
+
+	// cutAt and cutWhy cut the run (CutAt).
+	cutAt  time.Time
+	cutWhy string
 }
 
 // Profile source names: where a target's Profile came from.

@@ -14,7 +14,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section("§1 Transport", "transport", func() {
+var _ = conformance.Section(conformance.NewSection("transport", "§1 Transport", ""), func() {
 	conformance.It("T-7", rules.MUST, "every task row's started_at is epoch seconds", func(ctx ginkgo.SpecContext) {
 		var f client.Frame
 		checkRows(f)
