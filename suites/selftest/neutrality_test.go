@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/check"
-	"github.com/loomi-lmp/lmpkit/reference"
 	"github.com/loomi-lmp/lmpkit/internal/variant"
+	"github.com/loomi-lmp/lmpkit/reference"
 )
 
 // variantSeed seeds the random combinations of the variant's choices; 0
