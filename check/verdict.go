@@ -144,15 +144,18 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 			entry := Transcript{Name: e.Name, Text: e.StringRepresentation()}
 			switch e.Name {
 			case conformance.EntryEventSource:
-				r.Source = entry.Text
+				if src, ok := e.GetRawValue().(conformance.Source); ok {
+					r.Source = string(src)
+				}
 			case conformance.EntryNotObserved:
-				ids, w, _ := strings.Cut(entry.Text, ": ")
-				for _, id := range strings.Split(ids, ",") {
-					r.NotObserved = append(r.NotObserved, id)
-					if r.notObservedWhy == nil {
-						r.notObservedWhy = map[string]string{}
+				if no, ok := e.GetRawValue().(conformance.NotObservedEntry); ok {
+					for _, id := range no.Rules {
+						r.NotObserved = append(r.NotObserved, id)
+						if r.notObservedWhy == nil {
+							r.notObservedWhy = map[string]string{}
+						}
+						r.notObservedWhy[id] = no.Why
 					}
-					r.notObservedWhy[id] = w
 				}
 			}
 			if strings.HasPrefix(e.Name, "transcript: ") {

@@ -9,6 +9,8 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
+
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
@@ -128,9 +130,9 @@ expectations:
 	}
 }
 
-func withEntries(s types.SpecReport, kv ...string) types.SpecReport {
+func withEntries(s types.SpecReport, kv ...any) types.SpecReport {
 	for i := 0; i+1 < len(kv); i += 2 {
-		s.ReportEntries = append(s.ReportEntries, types.ReportEntry{Name: kv[i], Value: types.WrapEntryValue(kv[i+1])})
+		s.ReportEntries = append(s.ReportEntries, types.ReportEntry{Name: kv[i].(string), Value: types.WrapEntryValue(kv[i+1])})
 	}
 	return s
 }
@@ -141,11 +143,11 @@ func withEntries(s types.SpecReport, kv ...string) types.SpecReport {
 func TestCoverageCountsOnlyObservedRules(t *testing.T) {
 	rep := types.Report{SpecReports: types.SpecReports{
 		withEntries(spec("Timing profile", "[T-4,E-5] profile", types.SpecStatePassed, "", "INFO", "T-4", "E-5"),
-			"not observed", "T-4,E-5: compares the declared profile"),
-		withEntries(spec("§2 Replay", "[E-2] replay", types.SpecStatePassed, "", "MUST", "E-2", "events"), "event source", "triggers"),
+			"not observed", conformance.NotObservedEntry{Rules: []string{"T-4", "E-5"}, Why: "compares the declared profile"}),
+		withEntries(spec("§2 Replay", "[E-2] replay", types.SpecStatePassed, "", "MUST", "E-2", "events"), "event source", conformance.SourceTriggers),
 		withEntries(spec("§3", "[M-2,H-3] race", types.SpecStatePassed, "", "MUST", "M-2", "H-3", "events"),
-			"event source", "triggers", "not observed", "H-3: no driver"),
-		withEntries(spec("§7", "[H-1] hooks", types.SpecStatePassed, "", "MUST", "H-1", "driver"), "event source", "driver"),
+			"event source", conformance.SourceTriggers, "not observed", conformance.NotObservedEntry{Rules: []string{"H-3"}, Why: "no driver"}),
+		withEntries(spec("§7", "[H-1] hooks", types.SpecStatePassed, "", "MUST", "H-1", "driver"), "event source", conformance.SourceDriver),
 		spec("§1", "[T-2] health", types.SpecStatePassed, "", "MUST", "T-2"),
 	}}
 	res := Results(rep, false, nil)

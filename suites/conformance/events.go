@@ -99,7 +99,7 @@ func recordSource(src Source) {
 	specSource = src
 	specMu.Unlock()
 	if first {
-		ginkgo.AddReportEntry(EntryEventSource, string(src))
+		ginkgo.AddReportEntry(EntryEventSource, src)
 	}
 }
 

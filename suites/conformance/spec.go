@@ -261,8 +261,19 @@ func finishSpec() {
 	}
 }
 
-// EntryNotObserved names the report entry of NotObserved.
+// EntryNotObserved names the report entry of NotObserved, whose value is
+// a NotObservedEntry.
 const EntryNotObserved = "not observed"
+
+// NotObservedEntry is what NotObserved records: the rules the spec did not
+// observe this time, and why.
+type NotObservedEntry struct {
+	Rules []string
+	Why   string
+}
+
+// String is the entry as a report shows it: "T-4,E-5: why".
+func (e NotObservedEntry) String() string { return strings.Join(e.Rules, ",") + ": " + e.Why }
 
 // NotObserved records that the running spec, although labelled with these
 // rule IDs, did not observe them this time (why says so): lmp-check's
@@ -271,5 +282,5 @@ func NotObserved(ids, why string) {
 	if err := rules.Validate(splitIDs(ids)...); err != nil {
 		panic(fmt.Sprintf("conformance.NotObserved(%q): %v", ids, err))
 	}
-	ginkgo.AddReportEntry(EntryNotObserved, strings.Join(splitIDs(ids), ",")+": "+why)
+	ginkgo.AddReportEntry(EntryNotObserved, NotObservedEntry{Rules: splitIDs(ids), Why: why})
 }
