@@ -231,6 +231,9 @@ type SessionRequest struct {
 	Ended     bool   `json:"ended,omitempty"`
 	SessionID string `json:"session_id,omitempty"`
 	Source    string `json:"source,omitempty"`
+	// ParentSessionID makes the row a subagent's session: its origin still
+	// names the chat, and an adapter never shows its turns (note 22).
+	ParentSessionID string `json:"parent_session_id,omitempty"`
 }
 
 // SessionResponse names the seeded session: the chat (TaskID) and the

@@ -38,6 +38,10 @@ type Hermes interface {
 	// ListSessions is the session store's list_sessions_rich (F-9),
 	// read-only. Rows of every platform come back unless Source is set.
 	ListSessions(ctx context.Context, opts ListSessionsOptions) ([]SessionRow, error)
+
+	// GetSession is the session store's get_session: the row of one
+	// session id, and false when the store has none. Read-only.
+	GetSession(ctx context.Context, sessionID string) (SessionRow, bool, error)
 }
 
 // MessageEvent is Hermes' MessageEvent as the adapter builds it for
@@ -82,4 +86,26 @@ type SessionRow struct {
 	MessageCount int
 	Preview      string // first user message, at most 60 characters
 	LastActive   time.Time
+	// Origin is where a gateway session's messages come from and its
+	// replies go (origin_json, run_agent.py _gateway_origin_json), written
+	// when the session is created; zero for a session with no gateway
+	// identity (the CLI's).
+	Origin SessionOrigin
+	// ParentSessionID is set on a subagent's session (and on the session a
+	// compression continues), "" otherwise.
+	ParentSessionID string
 }
+
+// SessionOrigin is a session row's origin: the platform and chat it
+// belongs to, as SessionSource.to_dict() lays it out.
+type SessionOrigin struct {
+	Platform string
+	ChatID   string
+	ChatType string // "dm"
+	UserID   string
+}
+
+// BackgroundSessionPrefix starts the session id of a /background run,
+// which runs in a session of its own with the chat's platform and origin
+// and delivers its result through send().
+const BackgroundSessionPrefix = "bg_"

@@ -46,6 +46,7 @@ type turn struct {
 	model, provider    string
 	userMessage        string
 	senderID           string
+	parentSessionID    string // a subagent's parent session
 	history            []map[string]any
 	firstTurn          bool
 	sendsReplies       bool // the final reply reaches this adapter's send()
@@ -74,7 +75,7 @@ func (m *Mock) run(pb *Playback) error {
 		SessionID: t.sessionID, TaskID: t.sessionID, TurnID: t.turnID,
 		UserMessage: t.userMessage, ConversationHistory: history,
 		IsFirstTurn: t.firstTurn, Model: t.model, Platform: t.platform,
-		SenderID: t.senderID,
+		ParentSessionID: t.parentSessionID, SenderID: t.senderID,
 	})
 	if m.opts.Crosstalk && t.sendsReplies {
 		m.crosstalk(pb)

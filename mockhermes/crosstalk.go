@@ -5,6 +5,8 @@ import (
 	"embed"
 	"fmt"
 	"path"
+
+	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
 //go:embed crosstalk/*.yaml
@@ -59,10 +61,17 @@ func (m *Mock) crossTurn(pb *Playback, sc *Scenario, platform, parent string) {
 	m.mu.Lock()
 	sid := m.newSessionID()
 	r := m.rowLocked(sid, platform)
-	r.parent = parent
+	// A subagent's session records its parent and the parent's chat; the
+	// other platform's, its own chat.
+	r.row.ParentSessionID = parent
+	chatID := m.newID(platform + "_chat_")
+	r.row.Origin = hermes.SessionOrigin{Platform: platform, ChatID: chatID, ChatType: "dm"}
+	if parent != "" {
+		r.row.Origin.ChatID = pb.TaskID
+	}
 	m.mu.Unlock()
 	other := &Playback{
-		TaskID: m.newID(platform + "_chat_"), SessionID: sid, sc: sc,
+		TaskID: chatID, SessionID: sid, sc: sc,
 		vars:    map[string]string{"text": "", "task_id": "", "session_id": sid},
 		stopAck: make(chan struct{}), done: make(chan struct{}),
 	}
@@ -71,7 +80,7 @@ func (m *Mock) crossTurn(pb *Playback, sc *Scenario, platform, parent string) {
 		m: m, pb: other, out: turnFaults{m: m, f: pb.faults},
 		platform: platform, surface: platform, chatID: other.TaskID, sessionID: sid,
 		turnID: m.newID("turn_"), model: DefaultModel, provider: DefaultProvider,
-		userMessage: "what's new?", firstTurn: true,
+		userMessage: "what's new?", firstTurn: true, parentSessionID: parent,
 	}
 	other.TurnID, other.turn = t.turnID, t
 	m.goroutine(func() { other.finish(m.run(other)) })

@@ -270,7 +270,8 @@ func (d *driverAPI) session(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, driver.RouteSession, &req) {
 		return
 	}
-	seed := SessionSeed{ID: req.TaskID, Source: req.Source, Title: req.Title, Model: req.Model, Preview: req.Preview, Ended: req.Ended}
+	seed := SessionSeed{ID: req.TaskID, Source: req.Source, Title: req.Title, Model: req.Model, Preview: req.Preview, Ended: req.Ended,
+		ParentSessionID: req.ParentSessionID}
 	if req.SessionID != "" {
 		// Link the session to chat task_id.
 		if req.TaskID == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -434,7 +435,9 @@ func TestE2EApprovalRecordsChoice(t *testing.T) {
 				t.Fatalf("run ended with %q, want %q", done.Text, want)
 			}
 			// What the adapter told Hermes, through the driver API.
-			calls := driver.CallList{Calls: st.calls(t)}
+			// Session-store reads (get_session) are the adapter's lookups of
+			// the sessions whose hooks it got; the calls that act are these.
+			calls := driver.CallList{Calls: slices.DeleteFunc(st.calls(t), func(c driver.Call) bool { return c.Name == "get_session" })}
 			if len(calls.Calls) != 2 || calls.Calls[0].Name != "handle_message" || calls.Calls[1].Name != "resolve_gateway_approval" {
 				t.Fatalf("calls = %+v", calls.Calls)
 			}

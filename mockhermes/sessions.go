@@ -32,8 +32,7 @@ type chat struct {
 
 // sessionRow is a row of hermes_state's sessions table.
 type sessionRow struct {
-	row    hermes.SessionRow
-	parent string // parent_session_id, for a subagent's session
+	row hermes.SessionRow
 }
 
 // newSessionID returns a session-store id like Hermes': the start time and
@@ -54,8 +53,18 @@ func (m *Mock) chatLocked(chatID string) *chat {
 	if c.sessionID == "" {
 		c.sessionID = m.newSessionID()
 	}
-	m.rowLocked(c.sessionID, hermes.Platform)
+	m.chatRowLocked(c)
 	return c
+}
+
+// chatRowLocked returns the row of the chat's current session, which
+// records the chat as its origin, as the gateway's sessions do.
+func (m *Mock) chatRowLocked(c *chat) *sessionRow {
+	r := m.rowLocked(c.sessionID, hermes.Platform)
+	if r.row.Origin.ChatID == "" {
+		r.row.Origin = hermes.SessionOrigin{Platform: hermes.Platform, ChatID: c.id, ChatType: "dm"}
+	}
+	return r
 }
 
 // rowLocked returns the session row id, creating it when new.
@@ -71,7 +80,7 @@ func (m *Mock) rowLocked(id, source string) *sessionRow {
 
 // userMessage records a user message in the chat's current session.
 func (m *Mock) userMessageLocked(c *chat, text string) {
-	r := m.rowLocked(c.sessionID, hermes.Platform)
+	r := m.chatRowLocked(c)
 	if r.row.Preview == "" {
 		r.row.Preview = truncateRunes(text, previewMax)
 	}
@@ -101,7 +110,7 @@ func (m *Mock) rolloverLocked(c *chat) {
 	}
 	c.sessionID = m.newSessionID()
 	c.turns, c.history = 0, nil
-	m.rowLocked(c.sessionID, hermes.Platform)
+	m.chatRowLocked(c)
 }
 
 func truncateRunes(s string, n int) string {
@@ -123,6 +132,8 @@ type SessionSeed struct {
 	Source                string // default "loomi"
 	Title, Model, Preview string
 	Ended                 bool
+	// ParentSessionID makes the row a subagent's session.
+	ParentSessionID string
 }
 
 // SeedSession adds or updates a row in the session store and returns its
@@ -155,6 +166,10 @@ func (m *Mock) SeedSession(s SessionSeed) string {
 	}
 	r := m.rowLocked(id, s.Source)
 	r.row.Source = s.Source
+	if s.ChatID != "" {
+		r.row.Origin = hermes.SessionOrigin{Platform: s.Source, ChatID: s.ChatID, ChatType: "dm"}
+	}
+	r.row.ParentSessionID = s.ParentSessionID
 	if s.Title != "" {
 		r.row.Title = s.Title
 	}
@@ -194,7 +209,7 @@ func (m *Mock) ListSessions(ctx context.Context, opts hermes.ListSessionsOptions
 	m.mu.Lock()
 	rows := make([]hermes.SessionRow, 0, len(m.rows))
 	for _, s := range m.rows {
-		if (opts.Source != "" && s.row.Source != opts.Source) || s.parent != "" {
+		if (opts.Source != "" && s.row.Source != opts.Source) || s.row.ParentSessionID != "" {
 			continue // another platform's, or a subagent's (include_children=False)
 		}
 		r := s.row
@@ -217,6 +232,24 @@ func (m *Mock) ListSessions(ctx context.Context, opts hermes.ListSessionsOptions
 		"source": none(opts.Source), "limit": limit, "offset": offset,
 	}, len(rows))
 	return rows, nil
+}
+
+// GetSession is the session store's get_session: one row by id, with its
+// origin. Read-only.
+func (m *Mock) GetSession(ctx context.Context, sessionID string) (hermes.SessionRow, bool, error) {
+	m.mu.Lock()
+	s, ok := m.rows[sessionID]
+	var r hermes.SessionRow
+	if ok {
+		r = s.row
+		if r.EndedAt != nil {
+			t := *r.EndedAt
+			r.EndedAt = &t
+		}
+	}
+	m.mu.Unlock()
+	m.rec.add("get_session", map[string]any{"session_id": sessionID}, ok)
+	return r, ok, nil
 }
 
 // now is the mock's clock.

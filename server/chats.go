@@ -1,21 +1,30 @@
 package server
 
 import (
+	"context"
+	"strings"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/hermes"
 )
 
-// Task identity (notes 18 and 19). A task is one of the adapter's chats:
-// task_id is the chat id, stable while Hermes rolls the chat over to new
-// session-store ids (/new, idle and daily resets, compression). Hooks name
-// the session id, never the chat, so the adapter learns which session runs
-// in which chat from two places only:
-//   - pre_llm_call of a Loomi gateway turn whose user_message is a message
-//     the adapter handed to handle_message (the turn of that message);
-//   - the approval hooks, whose session_key names the chat.
-// A hook of a session linked to none of its chats belongs to another
-// platform, a subagent or a background run, and is never shown to phones.
+// Task identity (notes 18, 19 and 22). A task is one of the adapter's
+// chats: task_id is the chat id, stable while Hermes rolls the chat over to
+// new session-store ids (/new, idle and daily resets, compression). Hooks
+// name the session id, never the chat, so the adapter learns which session
+// runs in which chat from what Hermes records and says:
+//   - the session's row in the session store, whose origin names the
+//     platform and the chat (looked up at the first hook of a session);
+//   - the approval and stop hooks, whose session_key names the chat;
+//   - as a hint, pre_llm_call of a Loomi gateway turn whose user_message is
+//     a message the adapter handed to handle_message (Hermes may rewrite
+//     it, so this alone misses turns).
+// A session of a Loomi chat shows its turns whatever started them: the
+// phone's message, /retry, a queued follow-up, a process notice, the resume
+// after a gateway restart. A hook of a session linked to none of its chats
+// belongs to another platform, a subagent, a /background run or cron, and
+// is never shown to phones. The links survive a restart of the adapter,
+// since the session store outlives it.
 
 const (
 	// inboundTTL is how long a message handed to handle_message waits for
@@ -93,7 +102,7 @@ func (s *Server) onPreLLMCall(k kwargs) error {
 		return err
 	}
 	platform, task, text, sender, model := a.Platform, a.TaskID, a.UserMessage, a.SenderID, a.Model
-	if platform != hermes.Platform || (task != "" && task != session) {
+	if platform != hermes.Platform || (task != "" && task != session) || a.ParentSessionID != "" {
 		return nil // another platform's turn, or a subagent's (note 19)
 	}
 	t := s.runs
@@ -112,6 +121,52 @@ func (s *Server) onPreLLMCall(k kwargs) error {
 		r.model = model
 	}
 	return nil
+}
+
+// sessionLookupTimeout bounds one session-store lookup made for a hook.
+const sessionLookupTimeout = 2 * time.Second
+
+// learnSession links a Hermes session the adapter has not seen to its chat
+// from the session store (note 22): the row's origin names the chat. Each
+// session is looked up once, whatever the answer; a failed lookup is tried
+// again at the session's next hook. Called without runs.mu.
+func (s *Server) learnSession(ctx context.Context, session string) {
+	t := s.runs
+	t.mu.Lock()
+	_, known := t.sessions[session]
+	_, looked := t.looked.get(session)
+	t.mu.Unlock()
+	if session == "" || known || looked {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, sessionLookupTimeout)
+	defer cancel()
+	row, found, err := s.hermes.GetSession(ctx, session)
+	if err != nil {
+		s.log.Warn("session store lookup failed", "session", session, "err", err)
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.looked.put(session, struct{}{})
+	if chat, ok := chatOfRow(row); found && ok {
+		t.linkLocked(session, chat)
+	}
+}
+
+// chatOfRow returns the Loomi chat a session row belongs to: a session of
+// the LMP platform whose origin names a chat, unless it is a subagent's
+// (it has a parent) or a /background run's (note 22).
+func chatOfRow(r hermes.SessionRow) (string, bool) {
+	switch {
+	case r.Origin.Platform != hermes.Platform || r.Origin.ChatID == "":
+		return "", false
+	case r.Source != "" && r.Source != hermes.Platform:
+		return "", false
+	case r.ParentSessionID != "" || strings.HasPrefix(r.ID, hermes.BackgroundSessionPrefix):
+		return "", false
+	}
+	return r.Origin.ChatID, true
 }
 
 // runForTurnLocked returns the run of a turn in chat, creating it when
@@ -133,15 +188,18 @@ func (s *Server) runForTurnLocked(turn, chat, session string) *runState {
 }
 
 // hookRunLocked returns the run a turn's hook belongs to, or nil when the
-// turn is not one of the adapter's chats (note 19). Called with runs.mu
-// held.
+// turn is not shown: a turn of none of the adapter's chats (note 19), or a
+// fork of a chat's session (note 22). Every turn of a chat begins with
+// pre_llm_call, fired on the agent's thread before any of its other hooks,
+// which makes its run; a turn with none is a fork (/btw, the background
+// memory and skill review), which shares the chat's session id, has a
+// turn_id of its own and never fires on_session_end. Forks are not shown as
+// runs: one could never be ended on Hermes' word, and it must neither end
+// the chat's run nor take its hooks. What a fork delivers through send()
+// reaches the phone once, as a notification. Called with runs.mu held.
 func (s *Server) hookRunLocked(turn, session string) *runState {
-	if r, ok := s.runs.byID[runID(turn)]; ok {
+	if r, ok := s.runs.byID[runID(turn)]; ok && r.session == session {
 		return r
 	}
-	chat, ok := s.runs.sessions[session]
-	if !ok {
-		return nil
-	}
-	return s.runForTurnLocked(turn, chat, session)
+	return nil
 }

@@ -121,6 +121,19 @@ func (h *fakeHermes) ListSessions(ctx context.Context, opts hermes.ListSessionsO
 
 // holdMessages holds every handle_message from now on until the returned
 // release is called.
+// GetSession is get_session over the rows setSessions gave.
+func (h *fakeHermes) GetSession(ctx context.Context, id string) (hermes.SessionRow, bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls = append(h.calls, call{"get_session", map[string]any{"session_id": id}})
+	for _, r := range h.sessions {
+		if r.ID == id {
+			return r, true, nil
+		}
+	}
+	return hermes.SessionRow{}, false, nil
+}
+
 func (h *fakeHermes) holdMessages() (release func()) {
 	held := make(chan struct{})
 	h.mu.Lock()

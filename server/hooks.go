@@ -20,6 +20,7 @@ func (s *Server) Hook(ctx context.Context, name string, k map[string]any) {
 			s.log.Error("hook dropped: internal error", "hook", name, "panic", fmt.Sprint(r))
 		}
 	}()
+	s.learnHookSession(ctx, name, k)
 	var err error
 	// Enforces H-1: run.started/delta/interim/completed come from the on_stream_* and on_interim_message hooks (and the turn's end).
 	// Enforces H-2: run.tool_started/finished come from pre_tool_call and post_tool_call.
@@ -51,6 +52,27 @@ func (s *Server) Hook(ctx context.Context, name string, k map[string]any) {
 	}
 	if err != nil {
 		s.log.Warn("hook dropped", "hook", name, "err", err)
+	}
+}
+
+// learnHookSession looks up the session of a hook of a Loomi turn that the
+// adapter has not seen yet (note 22). Hooks of other platforms and of
+// subagents are not looked up.
+func (s *Server) learnHookSession(ctx context.Context, name string, k kwargs) {
+	for _, key := range []string{"surface", "platform"} {
+		if v, ok := k[key].(string); ok && v != "" && v != hermes.Platform && !(name == hermes.HookPreApprovalRequest || name == hermes.HookPostApprovalResponse) {
+			return
+		}
+	}
+	if parent, _ := k["parent_session_id"].(string); parent != "" {
+		return
+	}
+	session, _ := k["session_id"].(string)
+	if session == "" {
+		session, _ = k["task_id"].(string)
+	}
+	if session != "" {
+		s.learnSession(ctx, session)
 	}
 }
 
@@ -198,6 +220,9 @@ func (s *Server) onSessionEnd(k kwargs) error {
 		return err
 	}
 	completed, interrupted := a.Completed, a.Interrupted
+	// A Hermes that predates the failed kwarg takes every turn that did
+	// not complete for a failed one.
+	_, saysFailed := k["failed"]
 	if a.Platform != "" && a.Platform != hermes.Platform {
 		return nil // another platform's turn (note 19)
 	}
@@ -207,9 +232,19 @@ func (s *Server) onSessionEnd(k kwargs) error {
 		case interrupted:
 			s.completeLocked(r, lmp.RunStatusCancelled, r.bestText(), false)
 		case !completed:
+			if saysFailed && !a.Failed {
+				// The loop stopped short of an answer without an error
+				// (an iteration or budget limit): the run completes
+				// unfinished, with what it streamed.
+				s.completeLocked(r, lmp.RunStatusCompleted, r.bestText(), false)
+				return
+			}
 			msg := r.callErr
 			if msg == "" {
 				msg = "the turn did not complete"
+				if a.TurnExitReason != "" {
+					msg = "the turn ended: " + a.TurnExitReason
+				}
 			}
 			s.failLocked(r, msg)
 		case !r.awaitingReply:

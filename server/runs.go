@@ -103,6 +103,9 @@ type runTable struct {
 	sessions map[string]string // Hermes session id → chat (note 18)
 	sessList []string          // oldest first, for eviction
 	inbound  []pendingInbound  // messages waiting for their turn, oldest first
+	// looked are the sessions already looked up in the session store,
+	// those of no Loomi chat included, so that each is looked up once.
+	looked *boundedMap[string, struct{}]
 }
 
 func newRunTable() *runTable {
@@ -110,6 +113,7 @@ func newRunTable() *runTable {
 		byID:     make(map[string]*runState),
 		chats:    make(map[string]*chatState),
 		sessions: make(map[string]string),
+		looked:   newBoundedMap[string, struct{}](maxRuns),
 	}
 }
 

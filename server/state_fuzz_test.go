@@ -113,6 +113,11 @@ type approvalHermes struct {
 	fail          bool                // the next call fails (hermes_unavailable)
 }
 
+// GetSession finds no row: the fuzzed hooks link their sessions by key.
+func (h *approvalHermes) GetSession(context.Context, string) (hermes.SessionRow, bool, error) {
+	return hermes.SessionRow{}, false, nil
+}
+
 func (h *approvalHermes) ResolveGatewayApproval(ctx context.Context, key, choice string, all bool, reason, id string) (int, error) {
 	if h.fail {
 		h.fail = false
