@@ -67,3 +67,16 @@ func TestMinimalPayloads(t *testing.T) {
 		}
 	}
 }
+
+// TestCloseCodesKeepNote12: a variant that answers note 12 the preferred
+// way keeps its close 1003 even with its own close codes (note 21); seed
+// 12 of TestNeutrality drew that combination.
+func TestCloseCodesKeepNote12(t *testing.T) {
+	c := Choices{Alt: map[int]bool{21: true}}
+	if got := c.closeCode(lmp.CloseUnsupportedData); got != lmp.CloseUnsupportedData {
+		t.Errorf("close %d after a binary frame, want 1003 (note 12's preferred answer)", got)
+	}
+	if got := c.closeCode(lmp.ClosePolicyViolation); got == lmp.ClosePolicyViolation {
+		t.Errorf("close %d: note 21's own close codes are not used", got)
+	}
+}

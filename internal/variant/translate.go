@@ -57,6 +57,11 @@ func CloseCode(upstream websocket.StatusCode) websocket.StatusCode {
 
 // closeCode is the close code the variant sends for the upstream's.
 func (c Choices) closeCode(upstream websocket.StatusCode) websocket.StatusCode {
+	// Note 12's preferred answer names its close code, 1003: a variant
+	// that gives that answer keeps it whatever its other codes are.
+	if upstream == lmp.CloseUnsupportedData && !c.On(12) {
+		return upstream
+	}
 	if c.On(21) {
 		return CloseCode(upstream)
 	}
