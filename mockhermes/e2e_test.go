@@ -14,6 +14,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/mockhermes"
 	"github.com/loomi-lmp/lmpkit/reference"
 )
 
@@ -539,5 +540,36 @@ func TestE2EDriverPlaysIntoServer(t *testing.T) {
 		if c.Name == "resolve_gateway_approval" {
 			t.Fatalf("adapter resolved a timed-out approval: %+v", c)
 		}
+	}
+}
+
+// TestE2ERetryIsATurnOfTheChat: /retry runs the chat's last message again,
+// a turn the gateway starts with no new message of the adapter's: its
+// pre_llm_call names the old message, not "/retry", and the server still
+// shows it as a run of the chat (note 22).
+func TestE2ERetryIsATurnOfTheChat(t *testing.T) {
+	st := startStack(t)
+	c := st.phone(t)
+	task := send(t, c, "", "hello there")
+	first := runFrames(t, c, task)
+	send(t, c, task, mockhermes.RetryCommand)
+	again := runFrames(t, c, task)
+	if lmp.Deref(again[0].RunID) == lmp.Deref(first[0].RunID) || again[0].Type != lmp.TypeRunStarted {
+		t.Fatalf("/retry: frames %s after %s", types(again), types(first))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hooks, err := st.drv.Hooks(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var messages []any
+	for _, h := range hooks.Hooks {
+		if h.Name == hermes.HookPreLLMCall && h.Kwargs["platform"] == hermes.Platform && h.Kwargs["parent_session_id"] == "" {
+			messages = append(messages, h.Kwargs["user_message"])
+		}
+	}
+	if len(messages) != 2 || messages[0] != "hello there" || messages[1] != "hello there" {
+		t.Fatalf("pre_llm_call user_message %v, want the first message twice", messages)
 	}
 }

@@ -23,13 +23,17 @@ const (
 	NewCommand     = "/new"
 	ApproveCommand = "/approve"
 	DenyCommand    = "/deny"
+	RetryCommand   = "/retry"
 )
 
 // HandleMessage is BasePlatformAdapter.handle_message (F-5). A sender the
 // platform does not allow is refused. "/stop" stops the chat's running turn
 // (the gateway then calls the adapter's interrupt_session_activity, cancels
 // a waiting approval and fires agent_loop_stopped), "/new" starts a new
-// session, "/approve" and "/deny" answer the oldest pending approval.
+// session, "/approve" and "/deny" answer the oldest pending approval,
+// "/retry" runs the chat's last user message again as a new turn (whose
+// pre_llm_call names that message, not "/retry": a turn the gateway starts
+// with no new message of the adapter's).
 // "/mock <scenario> [args]" plays that scenario, "/mock help" lists them,
 // a marker of lmp-check's scripted model ("lmp-model:tools") plays that
 // model's scenario, any other text plays reply. A message to a busy chat
@@ -70,11 +74,46 @@ func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error 
 			m.reply(chatID, "No pending approval.")
 		}
 		return nil
+	case RetryCommand:
+		last := strings.TrimSpace(m.lastUserMessage(chatID))
+		if last == "" {
+			m.reply(chatID, "No previous message to retry.")
+			return nil
+		}
+		text, ev.Text = last, last
+		f = strings.Fields(last)
+		cmd = f[0]
+		m.mu.Lock()
+		m.chatLocked(chatID)
+		m.mu.Unlock()
+		return m.playMessage(chatID, cmd, f, text, ev)
 	}
 	m.mu.Lock()
 	m.userMessageLocked(m.chatLocked(chatID), ev.Text)
 	m.mu.Unlock()
+	return m.playMessage(chatID, cmd, f, text, ev)
+}
 
+// lastUserMessage is the latest user message of the chat's current
+// session, "" when there is none.
+func (m *Mock) lastUserMessage(chatID string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.chats[chatID]
+	if c == nil {
+		return ""
+	}
+	for i := len(c.history) - 1; i >= 0; i-- {
+		if c.history[i]["role"] == "user" {
+			s, _ := c.history[i]["content"].(string)
+			return s
+		}
+	}
+	return ""
+}
+
+// playMessage plays the turn a user message asks for.
+func (m *Mock) playMessage(chatID, cmd string, f []string, text string, ev hermes.MessageEvent) error {
 	name, args := DefaultScenario, []string(nil)
 	if cmd == MockCommand {
 		if len(f) == 1 || f[1] == "help" {
