@@ -299,11 +299,11 @@ func (m *Mock) deliver(ctx context.Context, name string, kwargs map[string]any) 
 // jsonShape returns v as decoded JSON would hold it (numbers as float64),
 // which is the form the Adapter contract promises for hook kwargs.
 func jsonShape(v map[string]any) map[string]any {
-	raw, err := json.Marshal(v)
-	if err != nil {
+	out, ok := shapeJSON(v).(map[string]any)
+	if !ok {
 		return v
 	}
-	return decoded(raw, v)
+	return out
 }
 
 // decoded is raw, the JSON encoding of v, decoded again; v when it does not

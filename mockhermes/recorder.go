@@ -12,11 +12,19 @@ import (
 // and clears it long before this matters.
 const maxCalls = 10000
 
+// maxCallBytes bounds the recording in bytes (approxSize of the calls'
+// arguments), besides maxCalls in entries: handle_message carries a
+// message of up to 64 Ki characters. Once the recording is a quarter over
+// it the oldest calls go; the newest is always kept.
+const maxCallBytes = 32 << 20
+
 // recorder keeps every call the adapter made into Hermes, in order.
 type recorder struct {
 	mu    sync.Mutex
 	seq   int64
 	calls []driver.Call
+	sizes []int // approxSize of each call's arguments
+	bytes int   // their sum
 }
 
 func (r *recorder) add(name string, args map[string]any, result any) {
@@ -33,12 +41,28 @@ func (r *recorder) record(name string, args map[string]any, result any, held boo
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.seq++
+	shaped := jsonShape(args)
 	r.calls = append(r.calls, driver.Call{
-		Seq: r.seq, Name: name, Args: jsonShape(args), Result: result,
+		Seq: r.seq, Name: name, Args: shaped, Result: result,
 		At: lmp.Timestamp(time.Now()), Held: held,
 	})
-	if len(r.calls) > maxCalls {
-		r.calls = append([]driver.Call(nil), r.calls[len(r.calls)-maxCalls:]...)
+	n := approxSize(shaped)
+	r.sizes = append(r.sizes, n)
+	r.bytes += n
+	if len(r.calls) <= maxCalls && r.bytes <= maxCallBytes+maxCallBytes/4 {
+		return r.seq // trimmed a quarter over the bound, not at every call
+	}
+	drop := max(0, len(r.calls)-maxCalls)
+	for _, n := range r.sizes[:drop] {
+		r.bytes -= n
+	}
+	for r.bytes > maxCallBytes && drop < len(r.calls)-1 {
+		r.bytes -= r.sizes[drop]
+		drop++
+	}
+	if drop > 0 { // copied, so that the dropped calls' arguments can go
+		r.calls = append([]driver.Call(nil), r.calls[drop:]...)
+		r.sizes = append([]int(nil), r.sizes[drop:]...)
 	}
 	return r.seq
 }
@@ -63,7 +87,7 @@ func (r *recorder) list() []driver.Call {
 
 func (r *recorder) clear() {
 	r.mu.Lock()
-	r.calls = nil
+	r.calls, r.sizes, r.bytes = nil, nil, 0
 	r.mu.Unlock()
 }
 

@@ -1,0 +1,106 @@
+package mockhermes
+
+import (
+	"encoding/json"
+)
+
+// shapeJSON returns v as decoded JSON would hold it: numbers as float64,
+// slices as []any, maps as map[string]any. A value already in that form is
+// returned as it is, not copied: a turn's pre_llm_call carries the chat's
+// whole conversation_history, and a deep copy per turn (what a JSON round
+// trip is) made a long chat of long messages cost memory quadratic in its
+// length. Only the parts that change are rebuilt; a type the walk does
+// not know goes through encoding/json.
+func shapeJSON(v any) any {
+	out, _ := shaped(v)
+	return out
+}
+
+// shaped is shapeJSON, and whether the value had to change.
+func shaped(v any) (any, bool) {
+	switch t := v.(type) {
+	case nil, string, bool, float64:
+		return v, false
+	case int:
+		return float64(t), true
+	case int64:
+		return float64(t), true
+	case int32:
+		return float64(t), true
+	case float32:
+		return float64(t), true
+	case uint64:
+		return float64(t), true
+	case json.Number:
+		if f, err := t.Float64(); err == nil {
+			return f, true
+		}
+		return v, false
+	case map[string]any:
+		var out map[string]any // nil until a value changes
+		for k, x := range t {
+			y, changed := shaped(x)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = make(map[string]any, len(t))
+				for k2, x2 := range t {
+					out[k2] = x2
+				}
+			}
+			out[k] = y
+		}
+		if out == nil {
+			return t, false
+		}
+		return out, true
+	case []any:
+		var out []any
+		for i, x := range t {
+			y, changed := shaped(x)
+			if !changed {
+				continue
+			}
+			if out == nil {
+				out = append([]any(nil), t...)
+			}
+			out[i] = y
+		}
+		if out == nil {
+			return t, false
+		}
+		return out, true
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v, false
+	}
+	var out any
+	if json.Unmarshal(raw, &out) != nil {
+		return v, false
+	}
+	return out, true
+}
+
+// approxSize estimates the bytes v holds: its strings and a word or two
+// per value. The recordings are bounded with it.
+func approxSize(v any) int {
+	switch t := v.(type) {
+	case string:
+		return 16 + len(t)
+	case map[string]any:
+		n := 48
+		for k, x := range t {
+			n += 16 + len(k) + approxSize(x)
+		}
+		return n
+	case []any:
+		n := 24
+		for _, x := range t {
+			n += approxSize(x)
+		}
+		return n
+	}
+	return 16
+}
