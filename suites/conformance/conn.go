@@ -83,7 +83,7 @@ func DialAt(ctx context.Context, name, wsURL string, opts *client.Options) (*Con
 		return nil, err
 	}
 	conn := &Conn{Conn: c, Name: name}
-	track(conn)
+	track(ctx, conn)
 	return conn, nil
 }
 

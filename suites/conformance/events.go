@@ -80,24 +80,29 @@ func (t *Target) EventSource() Source {
 func Events(ctx context.Context) *EventSource {
 	t := TargetOf(ctx)
 	src := t.EventSource()
-	specMu.Lock()
-	if specSource == SourceDriver {
-		src = SourceDriver // a NeedsDriver spec observes the Hermes side of its events too
+	st := stateOf(ctx)
+	if st != nil {
+		st.mu.Lock()
+		if st.source == SourceDriver {
+			src = SourceDriver // a NeedsDriver spec observes the Hermes side of its events too
+		}
+		st.mu.Unlock()
 	}
-	specMu.Unlock()
 	if src == SourceNone {
 		ginkgo.Skip(SkipNoEvents)
 	}
-	recordSource(src)
+	if st != nil {
+		st.recordSource(src)
+	}
 	return &EventSource{src: src, t: t}
 }
 
-// recordSource adds the event source to the running spec's report once.
-func recordSource(src Source) {
-	specMu.Lock()
-	first := specSource == ""
-	specSource = src
-	specMu.Unlock()
+// recordSource adds the event source to the spec's report once.
+func (st *specState) recordSource(src Source) {
+	st.mu.Lock()
+	first := st.source == ""
+	st.source = src
+	st.mu.Unlock()
 	if first {
 		ginkgo.AddReportEntry(EntryEventSource, src)
 	}

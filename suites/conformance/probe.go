@@ -121,7 +121,7 @@ func (p *Probe) Await(ctx context.Context) error {
 		p.mu.Lock()
 		conns := append([]*Conn(nil), p.conns...)
 		p.mu.Unlock()
-		Attach(conns...)
+		Attach(ctx, conns...)
 	}
 	select {
 	case <-p.done:

@@ -96,7 +96,6 @@ func Declare(t *Target) error {
 	ginkgo.AfterSuite(StopProbes)
 	for _, s := range sections {
 		ginkgo.Describe(s.Title, ginkgo.Label("section:"+s.Label), func() {
-			ginkgo.AfterEach(finishSpec)
 			declaring, sectionLabel, sectionTitle = t, "section:"+s.Label, s.Title
 			s.body()
 			declaring, sectionLabel, sectionTitle = nil, "", ""
@@ -160,18 +159,21 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 		}
 		ctx, cancel := t.withinRun(ctx)
 		defer cancel()
+		st := &specState{}
+		ginkgo.DeferCleanup(st.finish)
+		values := context.WithValue(WithTarget(ctx, t), stateKey{}, st)
 		switch {
 		case needsDriver && !t.HasDriver():
 			ginkgo.Skip(SkipNoDriver)
 		case needsDriver, driverFirst && t.HasDriver():
-			recordSource(SourceDriver)
+			st.recordSource(SourceDriver)
 		case needsEvents && t.EventSource() == SourceNone:
 			ginkgo.Skip(SkipNoEvents)
 		}
 		if observesNothing {
 			NotObserved(ids, "the spec reports what the target declares; other specs observe the rule")
 		}
-		body(specContext{ctx, WithTarget(ctx, t)})
+		body(specContext{ctx, values})
 	}
 	args = append(args, wrapped)
 	return ginkgo.It(leaf, args...)
@@ -207,37 +209,50 @@ func DefaultSpecTimeout() time.Duration { return 30 * time.Second }
 // it or the spec fails.
 func Wait() time.Duration { return 10 * time.Second }
 
-// spec state: the connections the running spec opened. Specs run one at a
-// time in a process; probes register their connections separately.
-var (
-	specMu     sync.Mutex
-	specConns  []*Conn
-	specSource Source // the event source the running spec recorded
-)
-
-func track(c *Conn) {
-	specMu.Lock()
-	specConns = append(specConns, c)
-	specMu.Unlock()
+// specState is what one running spec owns: the connections it opened,
+// those it was shown (a probe's), and the event source it recorded. The
+// spec's context carries it; nothing outlives the spec.
+type specState struct {
+	mu       sync.Mutex
+	conns    []*Conn
+	attached []*Conn
+	source   Source
 }
 
-// Attach adds connections opened elsewhere (a probe's) to the running
-// spec's report, without closing them at its end.
-func Attach(conns ...*Conn) {
-	specMu.Lock()
-	attached = append(attached, conns...)
-	specMu.Unlock()
+type stateKey struct{}
+
+// stateOf returns the state of the spec ctx belongs to, nil outside one
+// (a probe's context).
+func stateOf(ctx context.Context) *specState {
+	st, _ := ctx.Value(stateKey{}).(*specState)
+	return st
 }
 
-var attached []*Conn
+func track(ctx context.Context, c *Conn) {
+	if st := stateOf(ctx); st != nil {
+		st.mu.Lock()
+		st.conns = append(st.conns, c)
+		st.mu.Unlock()
+	}
+}
 
-// finishSpec validates every frame the spec's connections received,
-// attaches transcripts when the spec failed, and closes the connections.
-func finishSpec() {
-	specMu.Lock()
-	conns, extra := specConns, attached
-	specConns, attached, specSource = nil, nil, ""
-	specMu.Unlock()
+// Attach adds connections opened elsewhere (a probe's) to the report of
+// the spec ctx belongs to, without closing them at its end.
+func Attach(ctx context.Context, conns ...*Conn) {
+	if st := stateOf(ctx); st != nil {
+		st.mu.Lock()
+		st.attached = append(st.attached, conns...)
+		st.mu.Unlock()
+	}
+}
+
+// finish validates every frame the spec's connections received, attaches
+// transcripts when the spec failed, and closes the connections.
+func (st *specState) finish() {
+	st.mu.Lock()
+	conns, extra := st.conns, st.attached
+	st.conns, st.attached = nil, nil
+	st.mu.Unlock()
 	defer func() {
 		for _, c := range conns {
 			_ = c.CloseNow()
