@@ -25,23 +25,15 @@ type approvalState struct {
 // approvalTable holds approvals. Lock order: approvalTable.mu, then
 // Server.mu.
 type approvalTable struct {
-	mu    sync.Mutex
-	byID  map[string]*approvalState
-	order []string
+	mu   sync.Mutex
+	byID *boundedMap[string, *approvalState] // oldest first
 }
 
 func newApprovalTable() *approvalTable {
-	return &approvalTable{byID: make(map[string]*approvalState)}
+	return &approvalTable{byID: newBoundedMap[string, *approvalState](maxApprovals)}
 }
 
-func (t *approvalTable) addLocked(a *approvalState) {
-	t.byID[a.id] = a
-	t.order = append(t.order, a.id)
-	if len(t.order) > maxApprovals {
-		delete(t.byID, t.order[0])
-		t.order = t.order[1:]
-	}
-}
+func (t *approvalTable) addLocked(a *approvalState) { t.byID.put(a.id, a) }
 
 // approvalHook holds what the adapter reads of both approval hooks.
 type approvalHook struct {
@@ -136,7 +128,7 @@ func (s *Server) approvalRunLocked(chat string) string {
 		if at.turn == "" {
 			break // Hermes named no turn
 		}
-		r := s.runs.byID[runID(at.turn)]
+		r, _ := s.runs.byID.get(runID(at.turn))
 		if r == nil && c.open == nil {
 			r = s.runForTurnLocked(at.turn, chat, at.session)
 		}
@@ -183,7 +175,7 @@ func choicesOf(p hermes.ExecApprovalPrompt) []lmp.ApprovalChoice {
 func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.ApprovalResolve) scoped {
 	t := s.approvals
 	t.mu.Lock()
-	a, ok := t.byID[p.ApprovalID]
+	a, ok := t.byID.get(p.ApprovalID)
 	switch {
 	case !ok:
 		t.mu.Unlock()
@@ -254,8 +246,7 @@ func (s *Server) settleRunApprovals(run string) {
 	t := s.approvals
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, id := range t.order {
-		a := t.byID[id]
+	for _, a := range t.byID.all() {
 		if a == nil || a.run != run || a.announced {
 			continue
 		}
@@ -309,7 +300,7 @@ func (s *Server) onApprovalResponse(k kwargs) error {
 	t.mu.Lock()
 	var a *approvalState
 	if id != "" {
-		a = t.byID[id]
+		a, _ = t.byID.get(id)
 	} else {
 		a = t.hookTargetLocked(h.key, choice, h.turn)
 	}
@@ -341,8 +332,7 @@ func (t *approvalTable) hookTargetLocked(sessionKey, choice, turn string) *appro
 	if turn != "" {
 		run = runID(turn)
 	}
-	for _, id := range t.order {
-		c := t.byID[id]
+	for _, c := range t.byID.all() {
 		if c == nil || c.sessionKey != sessionKey || c.hookSeen || (run != "" && c.run != "" && c.run != run) {
 			continue
 		}

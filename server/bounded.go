@@ -1,5 +1,7 @@
 package server
 
+import "iter"
+
 // boundedMap is a map that holds at most max keys: adding a key beyond
 // that forgets the oldest key added. It is not safe for concurrent use;
 // its owner's lock guards it.
@@ -17,6 +19,17 @@ func newBoundedMap[K comparable, V any](max int) *boundedMap[K, V] {
 func (b *boundedMap[K, V]) get(k K) (V, bool) {
 	v, ok := b.m[k]
 	return v, ok
+}
+
+// all yields the keys and values, oldest key first.
+func (b *boundedMap[K, V]) all() iter.Seq2[K, V] {
+	return func(yield func(K, V) bool) {
+		for _, k := range b.order {
+			if !yield(k, b.m[k]) {
+				return
+			}
+		}
+	}
 }
 
 // put sets k to v. A new key is the newest; when the map is full, the

@@ -108,7 +108,7 @@ func (s *Server) onPreLLMCall(k kwargs) error {
 	t := s.runs
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	chat, known := t.sessions[session]
+	chat, known := t.sessions.get(session)
 	if claimed, ok := t.claimInboundLocked(text, sender, chat); ok && !known {
 		chat, known = claimed, true
 		t.linkLocked(session, chat)
@@ -133,7 +133,7 @@ const sessionLookupTimeout = 2 * time.Second
 func (s *Server) learnSession(ctx context.Context, session string) {
 	t := s.runs
 	t.mu.Lock()
-	_, known := t.sessions[session]
+	_, known := t.sessions.get(session)
 	_, looked := t.looked.get(session)
 	t.mu.Unlock()
 	if session == "" || known || looked {
@@ -174,7 +174,7 @@ func chatOfRow(r hermes.SessionRow) (string, bool) {
 // has lost its end and is ended first (note 17). Called with runs.mu held.
 func (s *Server) runForTurnLocked(turn, chat, session string) *runState {
 	t := s.runs
-	if r, ok := t.byID[runID(turn)]; ok {
+	if r, ok := t.byID.get(runID(turn)); ok {
 		return r
 	}
 	c := t.chatLocked(chat)
@@ -198,7 +198,7 @@ func (s *Server) runForTurnLocked(turn, chat, session string) *runState {
 // the chat's run nor take its hooks. What a fork delivers through send()
 // reaches the phone once, as a notification. Called with runs.mu held.
 func (s *Server) hookRunLocked(turn, session string) *runState {
-	if r, ok := s.runs.byID[runID(turn)]; ok && r.session == session {
+	if r, ok := s.runs.byID.get(runID(turn)); ok && r.session == session {
 		return r
 	}
 	return nil

@@ -96,13 +96,11 @@ type inboundMessage struct {
 // changes. Lock order: runTable.mu, then approvalTable.mu, then Server.mu.
 type runTable struct {
 	mu       sync.Mutex
-	byID     map[string]*runState
-	order    []string // oldest first, for eviction
+	byID     *boundedMap[string, *runState] // the newest maxRuns runs
 	chats    map[string]*chatState
-	chatList []string          // oldest first, for eviction
-	sessions map[string]string // Hermes session id → chat (note 18)
-	sessList []string          // oldest first, for eviction
-	inbound  []pendingInbound  // messages waiting for their turn, oldest first
+	chatList []string                    // oldest first, for eviction
+	sessions *boundedMap[string, string] // Hermes session id → chat (notes 18, 22)
+	inbound  []pendingInbound            // messages waiting for their turn, oldest first
 	// looked are the sessions already looked up in the session store,
 	// those of no Loomi chat included, so that each is looked up once.
 	looked *boundedMap[string, struct{}]
@@ -110,9 +108,9 @@ type runTable struct {
 
 func newRunTable() *runTable {
 	return &runTable{
-		byID:     make(map[string]*runState),
+		byID:     newBoundedMap[string, *runState](maxRuns),
 		chats:    make(map[string]*chatState),
-		sessions: make(map[string]string),
+		sessions: newBoundedMap[string, string](maxRuns),
 		looked:   newBoundedMap[string, struct{}](maxRuns),
 	}
 }
@@ -145,14 +143,7 @@ func (t *runTable) linkLocked(session, chat string) {
 	if session == "" || chat == "" {
 		return
 	}
-	if _, ok := t.sessions[session]; !ok {
-		t.sessList = append(t.sessList, session)
-		if len(t.sessList) > maxRuns {
-			delete(t.sessions, t.sessList[0])
-			t.sessList = t.sessList[1:]
-		}
-	}
-	t.sessions[session] = chat
+	t.sessions.put(session, chat)
 }
 
 // newRunLocked adds the run of a turn in chat.
@@ -162,12 +153,7 @@ func (t *runTable) newRunLocked(turn, chat, session string) *runState {
 		nextIndex: make(map[int]int), calls: make(map[string]toolCall), finished: make(map[string]bool),
 		touched: time.Now(),
 	}
-	t.byID[r.id] = r
-	t.order = append(t.order, r.id)
-	if len(t.order) > maxRuns {
-		delete(t.byID, t.order[0])
-		t.order = t.order[1:]
-	}
+	t.byID.put(r.id, r)
 	return r
 }
 
@@ -175,7 +161,7 @@ func (t *runTable) newRunLocked(turn, chat, session string) *runState {
 func (t *runTable) lookup(runID string) (task string, ended, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	r, ok := t.byID[runID]
+	r, ok := t.byID.get(runID)
 	if !ok {
 		return "", false, false
 	}
@@ -186,7 +172,7 @@ func (t *runTable) lookup(runID string) (task string, ended, ok bool) {
 func (t *runTable) chatOfSession(session string) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c, ok := t.sessions[session]
+	c, ok := t.sessions.get(session)
 	return c, ok
 }
 
