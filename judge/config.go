@@ -8,11 +8,11 @@ import (
 // Config is one app run.
 type Config struct {
 	// Listen is the judge's plaintext listen address, default
-	// 127.0.0.1:8788. One that is not loopback (a phone on the LAN) needs
+	// 127.0.0.1:8789. One that is not loopback (a phone on the LAN) needs
 	// LOOMI_ALLOW_INSECURE_BIND=true, as lmp-server does (S-3).
 	Listen string
 	// PublicURL is the ws:// URL the pairing JSON names, for an app that
-	// reaches the judge at another address (an emulator: ws://10.0.2.2:8788/ws).
+	// reaches the judge at another address (an emulator: ws://10.0.2.2:8789/ws).
 	PublicURL string
 	// PairingFile, when set, receives the pairing JSON each time a token is
 	// minted, atomically.

@@ -20,7 +20,7 @@ func appCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lmp-check app", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Judge.Listen, "listen", judge.DefaultListen, "the judge's listen address; one that is not loopback (a phone on the LAN) needs LOOMI_ALLOW_INSECURE_BIND=true, as lmp-server does (S-3)")
-	fs.StringVar(&cfg.Judge.PublicURL, "public-url", "", "the ws:// URL the pairing QR names, when the app reaches the judge at another address (an emulator: ws://10.0.2.2:8788/ws)")
+	fs.StringVar(&cfg.Judge.PublicURL, "public-url", "", "the ws:// URL the pairing QR names, when the app reaches the judge at another address (an emulator: ws://10.0.2.2:8789/ws)")
 	fs.StringVar(&cfg.Judge.PairingFile, "pairing-file", "", "write the pairing JSON (the QR's text) to this file, atomically, each time a token is minted: what an app test harness reads instead of a camera")
 	fs.BoolVar(&cfg.Judge.QRInvert, "qr-invert", false, "draw the terminal QR for a light theme")
 	fs.DurationVar(&t.PongTimeout, "pong-timeout", t.PongTimeout, "how soon a pong must follow a ping (T-5)")
