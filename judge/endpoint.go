@@ -28,7 +28,7 @@ import (
 )
 
 // DefaultListen is the judge's plaintext address when Config.Listen is
-// empty: loopback, one port above lmp-server's default.
+// empty: loopback, beside lmp-server's 8787 and the scripted model's 8788.
 const DefaultListen = "127.0.0.1:8789"
 
 // incoming is a WebSocket connection the app opened.
