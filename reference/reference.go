@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
@@ -100,11 +101,17 @@ type Instance struct {
 	done chan error
 }
 
-// DefaultDataDir is $XDG_STATE_HOME/lmp-server, or
-// ~/.local/state/lmp-server without XDG_STATE_HOME.
+// DefaultDataDir is $XDG_STATE_HOME/lmp-server; without XDG_STATE_HOME it
+// is %LocalAppData%\lmp-server on Windows and ~/.local/state/lmp-server
+// elsewhere (macOS included).
 func DefaultDataDir() string {
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "lmp-server")
+	}
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "lmp-server")
+		}
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {

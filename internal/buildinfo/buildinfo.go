@@ -7,10 +7,23 @@ import (
 	"runtime/debug"
 )
 
-// Version is the module version the binary was built from ("v1.2.0", a
-// pseudo-version, or "(devel)" for a build in a clone), or "" when the
-// binary carries no build information.
+// A release build (.goreleaser.yaml) stamps its version, commit and date
+// with -ldflags -X; a `go build` or `go install` leaves them empty and the
+// module's build information speaks instead.
+var (
+	version string // "v1.2.0", or a snapshot's "v1.2.1-SNAPSHOT-0a1b2c3"
+	commit  string
+	date    string
+)
+
+// Version is the version the binary was built as: the release's stamped
+// version, else the module version ("v1.2.0", a pseudo-version, or
+// "(devel)" for a build in a clone), or "" when the binary carries no
+// build information.
 func Version() string {
+	if version != "" {
+		return version
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
@@ -18,10 +31,32 @@ func Version() string {
 	return bi.Main.Version
 }
 
-// String is the --version line of command: the module version, then the
-// VCS revision and time when the build recorded them, and the Go version.
+// short is a commit hash cut to 12 digits.
+func short(rev string) string {
+	if len(rev) > 12 {
+		return rev[:12]
+	}
+	return rev
+}
+
+// String is the --version line of command: the version (see Version),
+// then the VCS revision and time when the build recorded them, and the Go
+// version.
 func String(command string) string {
 	bi, ok := debug.ReadBuildInfo()
+	if version != "" {
+		out := command + " " + version
+		if ok {
+			out = command + " " + bi.Main.Path + " " + version
+		}
+		if commit != "" {
+			out += fmt.Sprintf(" (revision %s, %s)", short(commit), date)
+		}
+		if ok {
+			out += ", " + bi.GoVersion
+		}
+		return out
+	}
 	if !ok {
 		return command + " (no build information)"
 	}
@@ -44,10 +79,7 @@ func String(command string) string {
 	}
 	out := fmt.Sprintf("%s %s %s", command, bi.Main.Path, version)
 	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
-		out += fmt.Sprintf(" (revision %s, %s%s)", rev, at, modified)
+		out += fmt.Sprintf(" (revision %s, %s%s)", short(rev), at, modified)
 	}
 	return out + ", " + bi.GoVersion
 }

@@ -1,6 +1,7 @@
 package packaging
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,4 +36,20 @@ func goCmd(t *testing.T, env []string, args ...string) string {
 		t.Fatalf("go %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.String())
 	}
 	return string(out)
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(readFile(t, path)), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
 }

@@ -16,12 +16,13 @@ func Is(w io.Writer) bool {
 }
 
 // Color reports whether w is a terminal that may be coloured: not when
-// NO_COLOR is set to anything (no-color.org) or TERM is dumb.
+// NO_COLOR is set to anything (no-color.org) or TERM is dumb, nor a
+// Windows console that cannot interpret escape codes.
 func Color(w io.Writer) bool {
 	if _, set := os.LookupEnv("NO_COLOR"); set || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	return Is(w)
+	return Is(w) && escapes(w.(*os.File))
 }
 
 // Size is the width and height of the terminal w writes to, in columns and

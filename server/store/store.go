@@ -128,6 +128,9 @@ func tightenDir(dir string, log *slog.Logger) error {
 	if !info.IsDir() {
 		return fmt.Errorf("store: data directory %s is not a directory", dir)
 	}
+	if !unixModes {
+		return nil // Windows: the directory's ACL guards it, not mode bits
+	}
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		if err := os.Chmod(dir, 0o700); err != nil {
 			return fmt.Errorf("store: data directory %s has mode %04o and cannot be made 0700: %w", dir, perm, err)
