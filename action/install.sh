@@ -25,7 +25,7 @@ fi
 
 if [ "$version" = source ]; then
     command -v go >/dev/null || { echo "lmp-check: building from source needs Go (actions/setup-go)" >&2; exit 2; }
-    (cd "$action_dir" && CGO_ENABLED=0 go build -o "$dest/" ./cmd/lmp-check)
+    (cd "$action_dir" && go build -o "$dest/" ./cmd/lmp-check)
 else
     case "${RUNNER_OS:-$(uname -s)}" in
     Linux) os=linux ext=tar.gz ;;

@@ -163,8 +163,12 @@ func TestActionRunsAgainstLmpServer(t *testing.T) {
 	srv.Stdout, srv.Stderr = &srvLog, &srvLog
 	startUntilEnd(t, srv)
 
+	top, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := func(url string) (int, string) {
-		cmd := exec.Command("bash", filepath.Join(root, "action/run.sh"))
+		cmd := exec.Command("bash", filepath.Join(top, "action/run.sh"))
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(),
 			"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"),
