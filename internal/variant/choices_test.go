@@ -80,3 +80,21 @@ func TestCloseCodesKeepNote12(t *testing.T) {
 		t.Errorf("close %d: note 21's own close codes are not used", got)
 	}
 }
+
+// TestErrorCodesKeepNote11: a variant that answers note 11 the preferred
+// way keeps the error code unsupported_version even with its own error
+// codes (note 21); seed 1796178313271782917 of TestNeutrality drew that
+// combination (2,5,6,8,12,15,21) and failed the note-11 SHOULD spec.
+func TestErrorCodesKeepNote11(t *testing.T) {
+	c := Choices{Alt: map[int]bool{21: true}}
+	if got := c.code(lmp.CodeUnsupportedVersion); got != lmp.CodeUnsupportedVersion {
+		t.Errorf("error code %q for an unsupported version, want %q (note 11's preferred answer)", got, lmp.CodeUnsupportedVersion)
+	}
+	if got := c.code(lmp.CodeInvalidToken); got == lmp.CodeInvalidToken {
+		t.Errorf("error code %q: note 21's own error codes are not used", got)
+	}
+	both := Choices{Alt: map[int]bool{11: true, 21: true}}
+	if got := both.code(lmp.CodeUnsupportedVersion); got != ErrorCode(lmp.CodeUnsupportedVersion) {
+		t.Errorf("error code %q with notes 11 and 21 answered otherwise, want %q", got, ErrorCode(lmp.CodeUnsupportedVersion))
+	}
+}

@@ -70,6 +70,11 @@ func (c Choices) closeCode(upstream websocket.StatusCode) websocket.StatusCode {
 
 // code is the variant's error code for one of its own frames.
 func (c Choices) code(code string) string {
+	// Note 11's preferred answer names its error code, unsupported_version:
+	// a variant that gives that answer keeps it whatever its other codes are.
+	if code == lmp.CodeUnsupportedVersion && !c.On(11) {
+		return code
+	}
 	if c.On(21) {
 		return ErrorCode(code)
 	}
@@ -175,8 +180,8 @@ func (c Choices) rewritePayload(typ string, env, p object) string {
 			p["code"] = CodeVersionMismatch
 			delete(p, "supported_versions")
 		}
-		if code, ok := p["code"].(string); ok && c.On(21) {
-			p["code"] = ErrorCode(code)
+		if code, ok := p["code"].(string); ok {
+			p["code"] = c.code(code)
 		}
 	case lmp.TypeRunCompleted:
 		if c.On(21) {
