@@ -43,7 +43,7 @@ func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn)
 }
 
 var _ = conformance.Section(sectionApprovalQueue, func() {
-	conformance.It("M-3,F-8", rules.MUST, "of two approvals pending in one task, resolving the newer leaves the older pending: it is resolved later with its own choice", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-3,F-8", rules.MUST, "of two approvals pending in a task, resolving the newer leaves the older pending for its own choice", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 2)
 		older := queuedApproval(ctx, "", devs...)
 		newer := queuedApproval(ctx, older.TaskID, devs...)

@@ -173,7 +173,7 @@ var _ = conformance.Section(sectionAuth, func() {
 	// when it handles the old one's end, which the wire does not show: the
 	// spec tries several devices, so that such a server shows it in one of
 	// them. A correct server passes every round.
-	conformance.It("S-5", rules.MUST, "a revoked device's connection ends also when it was opened before the device's previous connection ended", func(ctx ginkgo.SpecContext) {
+	conformance.It("S-5", rules.MUST, "a revoked device's connection ends, also one opened before its previous connection ended", func(ctx ginkgo.SpecContext) {
 		const rounds = 8
 		for i := range rounds {
 			old := must.Pair(ctx, fmt.Sprintf("device %d", i+1))

@@ -102,7 +102,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		}
 	})
 
-	conformance.It("V-1", rules.MUST, "unknown fields in session.send and task.list payloads and envelopes are ignored: the request is served", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-1", rules.MUST, "unknown fields in payloads and envelopes of session.send and task.list are ignored", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("v1-")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeSessionSend, "x_future": true,
@@ -188,7 +188,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// The spec asks that the other devices get approval.resolved, not that
 	// they get it once: sending it once is the reference server's choice
 	// (docs/protocol.md), an INFO observation (note 21).
-	conformance.It("M-3", rules.INFO, "each device gets one approval.resolved per approval, also when Hermes' hook follows a device's resolve (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-3", rules.INFO, "one approval.resolved per approval and device, even when Hermes' hook follows (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
 		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ID)))

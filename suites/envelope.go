@@ -32,7 +32,7 @@ func checkEnvelope(f client.Frame) {
 }
 
 var _ = conformance.Section(sectionEnvelope, func() {
-	conformance.It("E-1,E-3,E-4,F-1", rules.MUST, "connection frames carry the full envelope, event_id is e_<seq>, and every frame validates against the schemas", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-1,E-3,E-4,F-1", rules.MUST, "connection frames carry the full envelope with event_id e_<seq> and validate against the schemas", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))
@@ -68,7 +68,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 
 	// Revocation ends a connection that has had events: its error frame,
 	// if it sends one, is numbered among them. A close alone passes.
-	conformance.It("E-1,E-2,E-3", rules.MUST, "the error frame ending a revoked device's open connection carries the full envelope and a seq not below the events sent before it", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-1,E-2,E-3", rules.MUST, "the error ending a revoked device's connection has the full envelope, no seq below earlier events", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		high := highestSeq(c, takeBatch(ctx, c, notifications(ctx, c, 2)))
 		revoke(ctx, c.Device.ID)
@@ -107,7 +107,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 })
 
 var _ = conformance.Section(sectionEnvelope, func() {
-	conformance.It("E-4,F-1", rules.MUST, "every frame of a turn that calls tools validates against the schemas: a tool call's arguments reach the payload as normalised literals", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-4,F-1", rules.MUST, "every frame of a turn that calls tools validates against the schemas, its tool arguments included", func(ctx ginkgo.SpecContext) {
 		// Tool arguments are the one free-form value Hermes hands the
 		// adapter for a payload (run.tool_started's preview): every frame
 		// of the run, taken up to its terminal frame, is validated.

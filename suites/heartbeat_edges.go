@@ -48,7 +48,7 @@ var (
 )
 
 var _ = conformance.Section(sectionHeartbeat, func() {
-	conformance.It("T-5", rules.MUST, "a client that answers the first ping and then falls silent is disconnected after 3 more unanswered pings", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-5", rules.MUST, "a client that answers the first ping, then falls silent, is disconnected after 3 more missed pings", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAnsweredOnceProbe)
 		p := profile(ctx)
 		must.That(hbAnsweredOnce.closed != nil, "still connected after %d pings, only the first answered", len(hbAnsweredOnce.pings))

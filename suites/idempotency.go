@@ -46,7 +46,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		must.That(again == 0, "request %s, repeated on a later connection of the device, produced %d notifications: it was executed again", rid, again)
 	}, conformance.NeedsEvents)
 
-	conformance.It("I-1", rules.SHOULD, "session.send is acknowledged with the resulting task_id, and a repeat gets the same acknowledgement again, verbatim (note 5)", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1", rules.SHOULD, "session.send is acknowledged with its task_id, and a repeat gets the same acknowledgement (note 5)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
 		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
@@ -89,7 +89,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		must.That(got == n+1, "%d requests and repeats of the oldest and the newest of the last %d produced %d notifications, want %d: %s or %s was executed twice within the window", n+1, n, got, n+1, rid(1), rid(n))
 	}, conformance.NeedsEvents, ginkgo.SpecTimeout(time.Minute))
 
-	conformance.It("I-1,H-5,F-8", rules.MUST, "a repeated approval.resolve is not executed again; the choice reaches resolve_gateway_approval unchanged", func(ctx ginkgo.SpecContext) {
+	conformance.It("I-1,H-5,F-8", rules.MUST, "a repeated approval.resolve is not executed again: Hermes gets one resolve, its choice unchanged", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res := newApproval(ctx, c, 0)
 		rid := should.NewID("ar-")

@@ -15,7 +15,7 @@ var _ = conformance.Section(sectionTransport, func() {
 	// back in the frames of that task's run, and those frames are JSON
 	// (T-3) whatever the string holds: strings made only of the characters
 	// JSON escapes are the edge of any hand-written encoder.
-	conformance.It("T-3", rules.MUST, "a task_id of only backslashes or quotes, when the server takes it, comes back as valid JSON in the frames of its run", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-3", rules.MUST, "a task_id of only backslashes or quotes comes back as valid JSON in its run's frames", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		taken := 0
 		for _, task := range []string{`\`, `\\`, `"`, `\"`} {

@@ -18,7 +18,7 @@ import (
 )
 
 var _ = conformance.Section(sectionSecurity, func() {
-	conformance.It("S-1", rules.MUST, "no token or credential the run has seen appears in the server log (pairing, reconnecting, refused hellos)", func(ctx ginkgo.SpecContext) {
+	conformance.It("S-1", rules.MUST, "no token or credential the run has seen appears in the server log", func(ctx ginkgo.SpecContext) {
 		path := target(ctx).ServerLog
 		if path == "" {
 			ginkgo.Skip(conformance.SkipNoServerLog)

@@ -163,7 +163,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// hears of the approval once, A wins when Hermes answers, and no device
 	// is told of an outcome before Hermes has made it (H-3: approval.resolved
 	// follows Hermes' resolution); then every device learns A's choice (M-3).
-	conformance.It("M-2,M-3,I-2,H-3", rules.MUST, "a device resolving while Hermes is still answering another device's resolve is refused: Hermes gets one resolve, and every device learns the first device's choice", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-2,M-3,I-2,H-3", rules.MUST, "a device's resolve while Hermes answers another's is refused; every device learns the first choice", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, time.Minute)
 		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ID)))
@@ -229,7 +229,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// approval went the later device's way. A server may announce the
 	// approval more than once (see below), but every announcement carries
 	// the winner's choice.
-	conformance.It("M-2,M-3", rules.MUST, "a device refused because another device already resolved the approval is not announced: every approval.resolved carries the winner's choice", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-2,M-3", rules.MUST, "a refused resolve is not announced: every approval.resolved carries the first device's choice", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
 		won := must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce})
@@ -260,7 +260,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// a device's resolve says the same thing again: the hook's choice is the
 	// one the device passed. So the count is an INFO observation (note 21),
 	// and approval-resolved-twice survives the MUST specs.
-	conformance.It("M-3,F-1", rules.INFO, "approval.resolved says decided_by remote and the device's choice when a device resolved it, once per approval (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-3,F-1", rules.INFO, "a device's resolve is announced once, with decided_by remote and its choice (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
 		must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny})
@@ -280,7 +280,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		soft.Done()
 	}, conformance.NeedsEvents)
 
-	conformance.It("M-3,F-1", rules.INFO, "an approval Hermes resolves itself says decided_by agent (smart_deny) or local (another surface) (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-3,F-1", rules.INFO, "an approval Hermes resolves itself says decided_by agent or local (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		// M-3: the resolution comes from Hermes' own post_approval_response,
 		// not from a device; docs/protocol.md maps the choice to decided_by.
@@ -302,7 +302,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		soft.Done()
 	}, conformance.NeedsDriver)
 
-	conformance.It("M-3,F-1", rules.SHOULD, "an approval that times out is resolved with decided_by timeout on every device, at its deadline_ts (note 15)", func(ctx ginkgo.SpecContext) {
+	conformance.It("M-3,F-1", rules.SHOULD, "a timed-out approval is resolved on every device with decided_by timeout, at deadline_ts (note 15)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, approvalTimeoutProbe)
 		var soft must.Soft
 		soft.That(approvalTimeout.late.Abs() <= 2*time.Second, "deadline_ts is %v off the configured %v approval timeout", approvalTimeout.late.Round(time.Millisecond), profile(ctx).ApprovalTimeout)

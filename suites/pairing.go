@@ -256,7 +256,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		}
 	})
 
-	conformance.It("P-2", rules.MUST, "a pairing JSON whose url is ws:// has an empty fp: a connection without TLS has no certificate to fingerprint", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-2", rules.MUST, "a pairing JSON whose url is ws:// has an empty fp: without TLS there is no certificate", func(ctx ginkgo.SpecContext) {
 		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
 		if !strings.HasPrefix(pr.URL, "ws://") {
@@ -315,7 +315,7 @@ func pairStatus(ctx context.Context, h http.Header) int {
 }
 
 var _ = conformance.Section(sectionPairing, func() {
-	conformance.It("P-6", rules.MUST, "a token sent with a paired device's bare device_id never yields that device: refused, or a new device, and the paired one keeps its credential", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-6", rules.MUST, "a token with a paired device's bare device_id never yields that device, which keeps its credential", func(ctx ginkgo.SpecContext) {
 		// Note 9 prefers a refusal (checked at SHOULD); a server may also
 		// ignore the device_id and pair a new device. What it may not do is
 		// hand a token's holder the device the device_id names.
@@ -333,7 +333,7 @@ var _ = conformance.Section(sectionPairing, func() {
 	// later frame, or a token inside a first frame of another type, pairs
 	// nothing: a server may refuse it with an error, close the connection or
 	// ignore it, but it answers no hello.ok.
-	conformance.It("P-3", rules.MUST, "a token hello sent on a connection that has already authenticated pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
+	conformance.It("P-3", rules.MUST, "a token hello on an already authenticated connection pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "paired device")
 		tok := must.Token(ctx)
 		c.LearnSecret(conformance.SecretToken, tok)

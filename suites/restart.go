@@ -65,7 +65,7 @@ var _ = conformance.Section(sectionRestart, func() {
 			}
 		}, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 
-		conformance.It("E-5,E-6,E-7", rules.MUST, "after "+what+", a gap is re-sent exactly, or answered with truncated: true when it cannot be (note 4)", func(ctx ginkgo.SpecContext) {
+		conformance.It("E-5,E-6,E-7", rules.MUST, "after "+what+", a gap is re-sent exactly or answered with truncated: true (note 4)", func(ctx ginkgo.SpecContext) {
 			conformance.RequireStop(ctx, how)
 			// The device under test is paired after another device has had
 			// events, as a second phone is: a server that numbers each

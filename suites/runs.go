@@ -53,7 +53,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// streamed answer text completes with text. The converse does not
 	// hold (an answer may come whole, without deltas), nor may the chunks
 	// be required to add up to the text (Hermes drops hook payloads).
-	conformance.It("H-1,F-1", rules.MUST, "a reply run streams run.delta of kind text or reasoning carrying text, and completes with text when it streamed text", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1,F-1", rules.MUST, "a reply run streams text or reasoning run.delta, and completes with text when it streamed text", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r, err := conformance.Events(ctx).Reply(ctx, c)
 		must.Succeed(err, "start a reply run")
@@ -93,7 +93,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// among the payload fields, and §2 puts the same ids in the envelope: a
 	// frame is about one run of one task, so the two must agree. A payload
 	// that leaves a field out says nothing, and is not checked here.
-	conformance.It("F-1,E-1", rules.MUST, "the run_id and task_id of a payload name the run and task of its envelope: a run's frames and its approval.required", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-1,E-1", rules.MUST, "a payload's run_id and task_id name its envelope's run and task (run frames, approval.required)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerApproval, 0)})
 		var req client.Frame
@@ -138,7 +138,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// share an index only as calls of one tool told apart by call_id. And
 	// Hermes fires post_tool_call after each tool, so a run that completed
 	// left no call open. In band, so that any server's tool run shows it.
-	conformance.It("H-2,F-3", rules.MUST, "the tool calls of a tool run asked for in band pair: each run.tool_finished has an open run.tool_started of its iteration and index, with its tool and call_id, and a completed run leaves none open", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-2,F-3", rules.MUST, "each run.tool_finished closes an open run.tool_started of its call; a completed run leaves none open", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		src := conformance.Events(ctx)
 		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: src.Text(conformance.TriggerToolRun, 0)})
@@ -198,7 +198,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		must.That(must.Decode[lmp.RunFailed](f).Error != "", "run.failed carries an empty error: %s", c.Describe(f))
 	}, conformance.NeedsEvents)
 
-	conformance.It("F-4", rules.SHOULD, "a failed run ends with one terminal frame, or with run.failed then run.completed{status:failed}, and nothing after (note 6)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-4", rules.SHOULD, "a failed run ends with one terminal frame or run.failed then run.completed, nothing after (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		ends, after := failedRunEnd(ctx, c)
 		var soft must.Soft

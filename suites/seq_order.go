@@ -40,7 +40,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 	// frames take a seq of their own or repeat the current one (note 2),
 	// none may run ahead. The device is paired after another device's event,
 	// so that its numbers and the server's count of all events differ.
-	conformance.It("E-2", rules.MUST, "seq never goes back on a connection: a pong between two events carries no seq above the later event's", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-2", rules.MUST, "seq never goes back on a connection: a pong between two events has no seq above the later one's", func(ctx ginkgo.SpecContext) {
 		first := must.Pair(ctx, "device A")
 		must.Expect(ctx, first, notifications(ctx, first, 1).Match())
 		c := must.Pair(ctx, "device B")

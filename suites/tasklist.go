@@ -183,7 +183,7 @@ var _ = conformance.Section(sectionTaskList, func() {
 	// limit is the most rows the answer holds; with more tasks than limit,
 	// a row per task (F-9) leaves exactly limit of them. Eight tasks of the
 	// spec's own exist whatever else the server holds.
-	conformance.It("F-9", rules.MUST, "after tasks are created in-band by session.send, task.list returns exactly limit rows when more tasks exist (limit 1, 2 and 7)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-9", rules.MUST, "with more tasks than limit, created by session.send, task.list returns exactly limit rows", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		const created = 8
 		for range created {
@@ -210,7 +210,7 @@ var _ = conformance.Section(sectionTaskList, func() {
 	// limit 1 needs only one row of the status to exist (the spec's own).
 	// With the driver the store also holds an ended session, the newest
 	// row, so that a filter applied after the limit shows.
-	conformance.It("F-9", rules.SHOULD, "status_filter set to a status the server reported lists only rows of that status, every one the unfiltered list showed, and honours limit (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-9", rules.SHOULD, "status_filter lists every row of that status and only those, within limit (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own, stop := tasksInStates(ctx, c)
 		defer stop()
@@ -251,7 +251,7 @@ var _ = conformance.Section(sectionTaskList, func() {
 	// follow neither: one status for all four, which no status_filter can
 	// tell apart (rows with no status at all skip it). Only the driver can
 	// put a session of each state in Hermes' store.
-	conformance.It("F-9", rules.SHOULD, "task rows of tasks in different states do not all share one status: sessions Hermes' store reports active and ended, runs going on and ended (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
+	conformance.It("F-9", rules.SHOULD, "rows of tasks in different states do not all share one status (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own, stop := tasksInStates(ctx, c)
 		defer stop()

@@ -82,7 +82,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		must.That(resp.StatusCode == http.StatusOK, "GET %s answered %s (Location %q): probes and proxies do not follow it", u, resp.Status, resp.Header.Get("Location"))
 	})
 
-	conformance.It("T-7,T-8", rules.MUST, "hello.ok's server_time reads the server's clock at hello: it agrees with the ts of the frames that follow", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-7,T-8", rules.MUST, "hello.ok's server_time is the server's clock at hello: it agrees with the next frames' ts", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		st := expectEpochSeconds(c.HelloOK.ServerTime, "server_time")
 		var frames []client.Frame
@@ -97,7 +97,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		}
 	})
 
-	conformance.It("T-7", rules.MUST, "every timestamp of every frame is float epoch seconds: envelope ts, server_time, started_at, deadline_ts", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-7", rules.MUST, "every frame's timestamps are float epoch seconds: ts, server_time, started_at, deadline_ts", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		// A run (run.started, its deltas, its end), in a task of its own.
 		r, err := conformance.Events(ctx).Reply(ctx, c)
@@ -117,7 +117,7 @@ var _ = conformance.Section(sectionTransport, func() {
 var rowTimes = []string{"started_at", "ended_at", "last_active"}
 
 var _ = conformance.Section(sectionTransport, func() {
-	conformance.It("T-7", rules.SHOULD, "task rows' started_at, ended_at and last_active, where a row has them, are float epoch seconds (rows' fields, note 21)", func(ctx ginkgo.SpecContext) {
+	conformance.It("T-7", rules.SHOULD, "task rows' started_at, ended_at and last_active are float epoch seconds (rows' fields, note 21)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		ownTask(ctx, c)
 		rows := ownRows(ctx, c, 5, "")

@@ -178,7 +178,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		must.That(err != nil || f.Type != lmp.TypeHelloOK, "a hello holding invalid UTF-8 paired a device: answered with %s", c.Describe(f))
 	})
 
-	conformance.It("S-6", rules.MUST, "the WebSocket works through a reverse proxy: a device pairs and is answered through one that adds forwarding headers", func(ctx ginkgo.SpecContext) {
+	conformance.It("S-6", rules.MUST, "the WebSocket works through a reverse proxy adding forwarding headers: a device pairs and is served", func(ctx ginkgo.SpecContext) {
 		// A reverse proxy on this host, as nginx with the Upgrade headers of
 		// lmp-v1.md §3: it forwards the upgrade with X-Forwarded-For,
 		// -Host and -Proto. The token is minted directly (the pairing

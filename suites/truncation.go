@@ -12,7 +12,7 @@ import (
 )
 
 var _ = conformance.Section(sectionTruncation, func() {
-	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true in hello.ok, and the connection serves the task.list the app then fetches", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true, and the connection then serves task.list", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		start := a.HelloSeq
 		n := profile(ctx).ReplayWindow + 40

@@ -127,7 +127,7 @@ var _ = conformance.Section(sectionTruncation, func() {
 	// window-1 and of exactly the window (replayed in full, not truncated),
 	// and a gap one event beyond it (truncated). The gaps are counted in
 	// the durable events the device got.
-	conformance.It("E-5,E-6,E-7", rules.MUST, "gaps of 0, window-1 and window events are replayed in full without truncated; a gap of window+1 is truncated", func(ctx ginkgo.SpecContext) {
+	conformance.It("E-5,E-6,E-7", rules.MUST, "gaps up to the replay window are replayed in full without truncated; one event more is truncated", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		w := profile(ctx).ReplayWindow
 		log := readThrough(ctx, a, notifications(ctx, a, w+2))

@@ -22,7 +22,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// spec fires a turn in it whose user_message is no text the adapter ever
 	// sent. That such a turn is the chat's is note 22's preferred answer, so
 	// SHOULD.
-	conformance.It("H-1", rules.SHOULD, "a turn in a session whose store row names a chat is a run of that chat, whatever its user_message (note 22)", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1", rules.SHOULD, "a turn in a session whose row names a chat is that chat's run, whatever its user_message (note 22)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		chat, session := should.NewID("chat_"), should.NewID("sess_")
 		_, err := drv(ctx).Session(ctx, driver.SessionRequest{TaskID: chat, SessionID: session})

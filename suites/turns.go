@@ -71,7 +71,7 @@ func afterMarker(ctx ginkgo.SpecContext, c *conformance.Conn) []client.Frame {
 }
 
 var _ = conformance.Section(sectionTurns, func() {
-	conformance.It("H-1,H-2", rules.MUST, "a turn that calls tools is one run: its tool calls and later model calls carry the run_id of its run.started, and its terminal frame comes last", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1,H-2", rules.MUST, "a turn that calls tools is one run: all its frames carry one run_id, its terminal frame last", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -146,7 +146,7 @@ var _ = conformance.Section(sectionTurns, func() {
 		endsWithoutStreamEnd(ctx, "A long answer", func(t turn) { t.complete(ctx, "A long answer") })
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-1", rules.SHOULD, "a run whose on_stream_end never arrives still ends at on_session_end, without a final reply (note 17)", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1", rules.SHOULD, "a run without on_stream_end still ends at on_session_end, with no final reply (note 17)", func(ctx ginkgo.SpecContext) {
 		endsWithoutStreamEnd(ctx, "partial", func(t turn) { t.sessionEnd(ctx, true, false) })
 	}, conformance.NeedsDriver)
 
@@ -156,7 +156,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// first stream hook of the turn as its start, the only one that keeps
 	// one run.started per run). In band, so that any server's tool turn
 	// shows it.
-	conformance.It("H-1", rules.MUST, "a turn of several model calls, asked for in band, is one run: one run.started, every frame of the turn carries its run_id, nothing of it follows its terminal frame", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1", rules.MUST, "a turn of several model calls is one run: one run.started, one run_id, nothing after its end", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerToolRun, 0)})
 		fs := runFramesOf(ctx, c, task)
@@ -181,7 +181,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// The task's next run must not bring a second terminal frame, or any
 	// other frame, of the run before it. In band, so that any server's
 	// reply runs show it.
-	conformance.It("H-1", rules.MUST, "the next run of a task brings no frame of the task's ended run: a run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1", rules.MUST, "the next run of a task brings no frame of its ended run: a run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		first := replyRun(ctx, c)
 		task := first.TaskID
@@ -200,7 +200,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// it (hermes.md): a delta or a call's end may reach the adapter after
 	// the turn ended. Whatever a server makes of it, a frame of the run
 	// after its terminal frame contradicts that end.
-	conformance.It("H-1", rules.MUST, "stream hooks that arrive after their turn has ended send nothing: the run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
+	conformance.It("H-1", rules.MUST, "stream hooks arriving after their turn ended send nothing: the run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)

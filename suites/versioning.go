@@ -30,7 +30,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.Refused(ctx, c, err, "hello with protocol_version 99")
 	})
 
-	conformance.It("V-2", rules.MUST, "a paired device's hello with an unsupported protocol_version is refused too: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-2", rules.MUST, "a paired device's hello with an unsupported protocol_version is refused: fatal error, then close", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		must.Succeed(a.CloseNow())
 		c := must.Dial(ctx, "device back, from the future")
@@ -60,7 +60,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.That(r.Fatal(), "hello with protocol_version 0: want a fatal error followed by a close, got %s", r)
 	})
 
-	conformance.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming the supported versions (note 11)", func(ctx ginkgo.SpecContext) {
+	conformance.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming supported versions (note 11)", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})

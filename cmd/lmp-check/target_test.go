@@ -170,7 +170,7 @@ func TestTargetCommands(t *testing.T) {
 		"after a clean restart": {"truncated: false", "3 events after seq", "compared with the original for seq and content"},
 		"after a kill -9":       {"truncated: true"},
 	} {
-		note := gaps[what+", a gap is re-sent exactly, or answered with truncated: true when it cannot be (note 4)"]
+		note := gaps[what+", a gap is re-sent exactly or answered with truncated: true (note 4)"]
 		for _, w := range want {
 			if !strings.Contains(note, w) {
 				t.Errorf("the gap spec %s says %q, want it to say %q", what, note, w)
