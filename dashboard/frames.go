@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/bounded"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server"
 )
@@ -58,16 +59,15 @@ type frameLog struct {
 	secrets  atomic.Pointer[secretSet]
 	secretMu sync.Mutex // serializes the writers of secrets
 
-	mu       sync.Mutex
-	nextID   int64
-	ring     []entry // circular, at most keepFrames; ring[head] is the oldest once full
-	head     int
-	slab     []byte // where entries' bytes are copied to, a slabSize at a time
-	types    map[string]string
-	devices  map[string]*Activity
-	connDev  map[uint64]string
-	connFIFO []uint64
-	subs     map[*subscriber]struct{}
+	mu      sync.Mutex
+	nextID  int64
+	ring    []entry // circular, at most keepFrames; ring[head] is the oldest once full
+	head    int
+	slab    []byte // where entries' bytes are copied to, a slabSize at a time
+	types   map[string]string
+	devices map[string]*Activity
+	connDev *bounded.Map[uint64, string] // connection → device, the newest keepConns
+	subs    map[*subscriber]struct{}
 }
 
 // slabSize is how much of frames' bytes one allocation holds.
@@ -95,7 +95,7 @@ type subscriber struct {
 }
 
 func newFrameLog() *frameLog {
-	l := &frameLog{types: map[string]string{}, devices: map[string]*Activity{}, connDev: map[uint64]string{}, subs: map[*subscriber]struct{}{}}
+	l := &frameLog{types: map[string]string{}, devices: map[string]*Activity{}, connDev: bounded.New[uint64, string](keepConns), subs: map[*subscriber]struct{}{}}
 	l.secrets.Store(&secretSet{})
 	return l
 }
@@ -131,7 +131,7 @@ func (l *frameLog) observe(of server.ObservedFrame) {
 	if device != "" {
 		l.bind(of.Conn, device)
 	}
-	e.device = l.connDev[of.Conn]
+	e.device, _ = l.connDev.Get(of.Conn)
 	if a := l.devices[e.device]; a != nil {
 		if of.Sent && env.HasSeq && env.Seq > a.LastSeq {
 			a.LastSeq = env.Seq
@@ -237,17 +237,10 @@ func (l *frameLog) render(e entry) Frame {
 // bind records that conn authenticated as device, and names the device on
 // the connection's earlier frames (a pairing hello carries only a token).
 func (l *frameLog) bind(conn uint64, device string) {
-	if l.connDev[conn] == device {
+	if known, _ := l.connDev.Get(conn); known == device {
 		return
 	}
-	if _, known := l.connDev[conn]; !known {
-		l.connFIFO = append(l.connFIFO, conn)
-		if len(l.connFIFO) > keepConns {
-			delete(l.connDev, l.connFIFO[0])
-			l.connFIFO = l.connFIFO[1:]
-		}
-	}
-	l.connDev[conn] = device
+	l.connDev.Put(conn, device)
 	a := l.devices[device]
 	if a == nil {
 		a = &Activity{}

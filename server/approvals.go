@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/hermes"
+	"github.com/loomi-lmp/lmpkit/internal/bounded"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -26,14 +27,14 @@ type approvalState struct {
 // Server.mu.
 type approvalTable struct {
 	mu   sync.Mutex
-	byID *boundedMap[string, *approvalState] // oldest first
+	byID *bounded.Map[string, *approvalState] // oldest first
 }
 
 func newApprovalTable() *approvalTable {
-	return &approvalTable{byID: newBoundedMap[string, *approvalState](maxApprovals)}
+	return &approvalTable{byID: bounded.New[string, *approvalState](maxApprovals)}
 }
 
-func (t *approvalTable) addLocked(a *approvalState) { t.byID.put(a.id, a) }
+func (t *approvalTable) addLocked(a *approvalState) { t.byID.Put(a.id, a) }
 
 // approvalHook holds what the adapter reads of both approval hooks.
 type approvalHook struct {
@@ -128,7 +129,7 @@ func (s *Server) approvalRunLocked(chat string) string {
 		if at.turn == "" {
 			break // Hermes named no turn
 		}
-		r, _ := s.runs.byID.get(runID(at.turn))
+		r, _ := s.runs.byID.Get(runID(at.turn))
 		if r == nil && c.open == nil {
 			r = s.runForTurnLocked(at.turn, chat, at.session)
 		}
@@ -175,7 +176,7 @@ func choicesOf(p hermes.ExecApprovalPrompt) []lmp.ApprovalChoice {
 func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.ApprovalResolve) scoped {
 	t := s.approvals
 	t.mu.Lock()
-	a, ok := t.byID.get(p.ApprovalID)
+	a, ok := t.byID.Get(p.ApprovalID)
 	switch {
 	case !ok:
 		t.mu.Unlock()
@@ -246,7 +247,7 @@ func (s *Server) settleRunApprovals(run string) {
 	t := s.approvals
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, a := range t.byID.all() {
+	for _, a := range t.byID.All() {
 		if a == nil || a.run != run || a.announced {
 			continue
 		}
@@ -300,7 +301,7 @@ func (s *Server) onApprovalResponse(k kwargs) error {
 	t.mu.Lock()
 	var a *approvalState
 	if id != "" {
-		a, _ = t.byID.get(id)
+		a, _ = t.byID.Get(id)
 	} else {
 		a = t.hookTargetLocked(h.key, choice, h.turn)
 	}
@@ -332,7 +333,7 @@ func (t *approvalTable) hookTargetLocked(sessionKey, choice, turn string) *appro
 	if turn != "" {
 		run = runID(turn)
 	}
-	for _, c := range t.byID.all() {
+	for _, c := range t.byID.All() {
 		if c == nil || c.sessionKey != sessionKey || c.hookSeen || (run != "" && c.run != "" && c.run != run) {
 			continue
 		}

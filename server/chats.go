@@ -108,7 +108,7 @@ func (s *Server) onPreLLMCall(k kwargs) error {
 	t := s.runs
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	chat, known := t.sessions.get(session)
+	chat, known := t.sessions.Get(session)
 	if claimed, ok := t.claimInboundLocked(text, sender, chat); ok && !known {
 		chat, known = claimed, true
 		t.linkLocked(session, chat)
@@ -133,8 +133,8 @@ const sessionLookupTimeout = 2 * time.Second
 func (s *Server) learnSession(ctx context.Context, session string) {
 	t := s.runs
 	t.mu.Lock()
-	_, known := t.sessions.get(session)
-	_, looked := t.looked.get(session)
+	_, known := t.sessions.Get(session)
+	_, looked := t.looked.Get(session)
 	t.mu.Unlock()
 	if session == "" || known || looked {
 		return
@@ -148,7 +148,7 @@ func (s *Server) learnSession(ctx context.Context, session string) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.looked.put(session, struct{}{})
+	t.looked.Put(session, struct{}{})
 	if chat, ok := chatOfRow(row); found && ok {
 		t.linkLocked(session, chat)
 	}
@@ -174,7 +174,7 @@ func chatOfRow(r hermes.SessionRow) (string, bool) {
 // has lost its end and is ended first (note 17). Called with runs.mu held.
 func (s *Server) runForTurnLocked(turn, chat, session string) *runState {
 	t := s.runs
-	if r, ok := t.byID.get(runID(turn)); ok {
+	if r, ok := t.byID.Get(runID(turn)); ok {
 		return r
 	}
 	c := t.chatLocked(chat)
@@ -198,7 +198,7 @@ func (s *Server) runForTurnLocked(turn, chat, session string) *runState {
 // the chat's run nor take its hooks. What a fork delivers through send()
 // reaches the phone once, as a notification. Called with runs.mu held.
 func (s *Server) hookRunLocked(turn, session string) *runState {
-	if r, ok := s.runs.byID.get(runID(turn)); ok && r.session == session {
+	if r, ok := s.runs.byID.Get(runID(turn)); ok && r.session == session {
 		return r
 	}
 	return nil

@@ -3,16 +3,16 @@ package server
 import (
 	"context"
 	"sync"
+
+	"github.com/loomi-lmp/lmpkit/internal/bounded"
 )
 
 // idemWindow remembers the result frames of a device's last N request_ids
 // of session.send and approval.resolve (I-1). The key is (device,
 // request_id): each device has its own window (note 14).
 type idemWindow struct {
-	mu    sync.Mutex
-	max   int
-	byID  map[string]*idemEntry
-	order []string // oldest first
+	mu   sync.Mutex
+	byID *bounded.Map[string, *idemEntry] // the last N request_ids
 }
 
 // idemEntry is one request: done closes when res is set.
@@ -22,7 +22,7 @@ type idemEntry struct {
 }
 
 func newIdemWindow(n int) *idemWindow {
-	return &idemWindow{max: n, byID: make(map[string]*idemEntry)}
+	return &idemWindow{byID: bounded.New[string, *idemEntry](n)}
 }
 
 // begin returns the entry for id and whether the caller is the first to
@@ -32,16 +32,11 @@ func (w *idemWindow) begin(id string) (e *idemEntry, first bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	// Enforces I-1: a request_id among the device's last RequestIDWindow gets the earlier result, not a rerun.
-	if e, ok := w.byID[id]; ok {
+	if e, ok := w.byID.Get(id); ok {
 		return e, false
 	}
 	e = &idemEntry{done: make(chan struct{})}
-	w.byID[id] = e
-	w.order = append(w.order, id)
-	if len(w.order) > w.max { // keep the last max request_ids
-		delete(w.byID, w.order[0])
-		w.order = w.order[1:]
-	}
+	w.byID.Put(id, e)
 	return e, true
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/hermes"
+	"github.com/loomi-lmp/lmpkit/internal/bounded"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -96,22 +97,22 @@ type inboundMessage struct {
 // changes. Lock order: runTable.mu, then approvalTable.mu, then Server.mu.
 type runTable struct {
 	mu       sync.Mutex
-	byID     *boundedMap[string, *runState] // the newest maxRuns runs
+	byID     *bounded.Map[string, *runState] // the newest maxRuns runs
 	chats    map[string]*chatState
-	chatList []string                    // oldest first, for eviction
-	sessions *boundedMap[string, string] // Hermes session id → chat (notes 18, 22)
-	inbound  []pendingInbound            // messages waiting for their turn, oldest first
+	chatList []string                     // oldest first, for eviction
+	sessions *bounded.Map[string, string] // Hermes session id → chat (notes 18, 22)
+	inbound  []pendingInbound             // messages waiting for their turn, oldest first
 	// looked are the sessions already looked up in the session store,
 	// those of no Loomi chat included, so that each is looked up once.
-	looked *boundedMap[string, struct{}]
+	looked *bounded.Map[string, struct{}]
 }
 
 func newRunTable() *runTable {
 	return &runTable{
-		byID:     newBoundedMap[string, *runState](maxRuns),
+		byID:     bounded.New[string, *runState](maxRuns),
 		chats:    make(map[string]*chatState),
-		sessions: newBoundedMap[string, string](maxRuns),
-		looked:   newBoundedMap[string, struct{}](maxRuns),
+		sessions: bounded.New[string, string](maxRuns),
+		looked:   bounded.New[string, struct{}](maxRuns),
 	}
 }
 
@@ -143,7 +144,7 @@ func (t *runTable) linkLocked(session, chat string) {
 	if session == "" || chat == "" {
 		return
 	}
-	t.sessions.put(session, chat)
+	t.sessions.Put(session, chat)
 }
 
 // newRunLocked adds the run of a turn in chat.
@@ -153,7 +154,7 @@ func (t *runTable) newRunLocked(turn, chat, session string) *runState {
 		nextIndex: make(map[int]int), calls: make(map[string]toolCall), finished: make(map[string]bool),
 		touched: time.Now(),
 	}
-	t.byID.put(r.id, r)
+	t.byID.Put(r.id, r)
 	return r
 }
 
@@ -161,7 +162,7 @@ func (t *runTable) newRunLocked(turn, chat, session string) *runState {
 func (t *runTable) lookup(runID string) (task string, ended, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	r, ok := t.byID.get(runID)
+	r, ok := t.byID.Get(runID)
 	if !ok {
 		return "", false, false
 	}
@@ -172,7 +173,7 @@ func (t *runTable) lookup(runID string) (task string, ended, ok bool) {
 func (t *runTable) chatOfSession(session string) (string, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c, ok := t.sessions.get(session)
+	c, ok := t.sessions.Get(session)
 	return c, ok
 }
 
