@@ -66,6 +66,16 @@ func (m *Mock) run(pb *Playback) error {
 	if t == nil {
 		return m.runSteps(pb) // a script that starts no turn
 	}
+	if len(pb.sc.parts) > 0 {
+		return m.runParts(pb) // a turn the gateway shapes or starts itself
+	}
+	_, err := m.playTurn(pb, t, gatewayPart{steps: pb.sc.Steps})
+	return err
+}
+
+// playTurn plays one turn of pb: pre_llm_call, the steps, and its end. It
+// reports whether the turn completed.
+func (m *Mock) playTurn(pb *Playback, t *turn, p gatewayPart) (bool, error) {
 	bg := context.WithoutCancel(pb.ctx)
 	history := make([]any, len(t.history))
 	for i, m := range t.history {
@@ -80,10 +90,12 @@ func (m *Mock) run(pb *Playback) error {
 	if m.opts.Crosstalk && t.sendsReplies {
 		m.crosstalk(pb)
 	}
-	err := t.steps(pb.ctx, pb.sc.Steps)
+	err := t.steps(pb.ctx, p.steps)
 	switch {
 	case m.ctx.Err() != nil:
-		return ErrClosed // the gateway is going away: nothing more is said
+		return false, ErrClosed // the gateway is going away: nothing more is said
+	case err == nil && p.cut:
+		return true, nil // the gateway restarted: nothing ends this turn
 	case errors.Is(err, errStopped):
 		if cause := context.Cause(pb.ctx); errors.Is(cause, errInterrupted) || errors.Is(cause, errNewSession) {
 			// The gateway interrupts the agent and tells the adapter
@@ -91,18 +103,18 @@ func (m *Mock) run(pb *Playback) error {
 			select {
 			case <-pb.stopAck:
 			case <-m.ctx.Done():
-				return ErrClosed
+				return false, ErrClosed
 			}
 		}
 		if t.open {
 			t.endCall(bg, false, nil) // the interrupted call ends unfinished
 		}
 		t.sessionEnd(bg, false, true)
-		return nil
+		return false, nil
 	case errors.Is(err, errFailed):
 		t.sessionEnd(bg, false, false)
 		t.reply(bg, "⚠️ The model provider failed: "+t.lastError(), nil)
-		return nil
+		return false, nil
 	case err != nil:
 		// A script that cannot go on (a bad ${arg} value) fails its turn,
 		// so that no turn is left open.
@@ -110,7 +122,7 @@ func (m *Mock) run(pb *Playback) error {
 		t.openCall(bg)
 		t.endCall(bg, false, &msg)
 		t.sessionEnd(bg, false, false)
-		return err
+		return false, err
 	}
 	// Hermes ends every turn with a model call that asks for no tools.
 	if !t.open {
@@ -118,11 +130,16 @@ func (m *Mock) run(pb *Playback) error {
 	}
 	t.endCall(bg, true, nil)
 	t.sessionEnd(bg, true, false)
+	if len(p.review) > 0 {
+		if err := t.fork(bg, &ForkStep{Steps: p.review}); err != nil {
+			return false, err
+		}
+	}
 	if t.finalText != "" {
 		m.assistantMessage(t.chatID, t.sessionID, t.finalText)
 		t.reply(bg, t.finalText, map[string]any{"notify": true})
 	}
-	return nil
+	return true, nil
 }
 
 // runSteps plays a script that starts no turn (notifications only).
@@ -330,6 +347,8 @@ func (t *turn) step(ctx context.Context, s *Step, rest []Step) error {
 		return t.notify(ctx, s.Notify)
 	case StepRepeat:
 		return t.repeat(ctx, s)
+	case StepFork:
+		return t.fork(ctx, s.Fork)
 	case StepHook:
 		kw, _ := substituteAny(s.Kwargs, t.vars()).(map[string]any)
 		t.m.hookWith(ctx, t.out.f, t.sub(s.HookName), kw)

@@ -29,5 +29,8 @@ func builtinScenarios() map[string]*Scenario {
 		}
 		out[sc.Name] = sc
 	}
+	for _, sc := range gatewayScenarios() {
+		out[sc.Name] = sc
+	}
 	return out
 }

@@ -573,3 +573,59 @@ func TestE2ERetryIsATurnOfTheChat(t *testing.T) {
 		t.Fatalf("pre_llm_call user_message %v, want the first message twice", messages)
 	}
 }
+
+// TestE2EGatewayTurns plays each turn the gateway shapes or starts itself
+// from a phone, through lmp-server: the phone's /mock text is never the
+// user_message of these turns, so the server knows their chat only from the
+// session store (note 22). Every turn is one run of the chat, a fork is
+// none, and a /btw answer reaches the phone once.
+func TestE2EGatewayTurns(t *testing.T) {
+	st := startStack(t)
+	c := st.phone(t)
+	for _, tc := range []struct {
+		scenario string
+		runs     []string // the final text of each run, "" for any
+		notes    []string // notifications besides the runs
+	}{
+		{scenario: "quote", runs: []string{"About the message you quoted: yes, that one too."}},
+		{scenario: "image", runs: []string{"The whiteboard shows a pairing flow: a QR code, a token, then a credential."}},
+		{scenario: "voice", runs: []string{"Noted: the certificate, on Friday."}},
+		{scenario: "process 0s", runs: []string{"The tests are running; I will tell you when they finish.", "The test suite finished: all 212 tests passed."}},
+		{scenario: "followup", runs: []string{"Fixed the parser.", "Added a test for the parser."}},
+		{scenario: "resume", runs: []string{"", "Resumed after the restart: steps 2 and 3 of the migration are done."}},
+		{scenario: "btw", runs: []string{"Reading the changelog and writing the release notes."}, notes: []string{"You are on main."}},
+		{scenario: "review", runs: []string{"Done: the answer is short, as you like it."}},
+	} {
+		t.Run(strings.Fields(tc.scenario)[0], func(t *testing.T) {
+			task := send(t, c, "", mockhermes.MockCommand+" "+tc.scenario)
+			for i, want := range tc.runs {
+				fs := runFrames(t, c, task)
+				expectRunShape(t, fs)
+				last := fs[len(fs)-1]
+				if want == "" {
+					continue
+				}
+				if last.Type != lmp.TypeRunCompleted {
+					t.Fatalf("run %d of %s: %s", i+1, tc.scenario, types(fs))
+				}
+				if done := decode[lmp.RunCompleted](t, last); done.Status != lmp.RunStatusCompleted || done.Text != want {
+					t.Fatalf("run %d of %s ends %s %q, want completed %q", i+1, tc.scenario, done.Status, done.Text, want)
+				}
+			}
+			for i, n := range notifications(t, c, task, len(tc.notes)) {
+				if n.Text != tc.notes[i] {
+					t.Fatalf("notification %q, want %q", n.Text, tc.notes[i])
+				}
+			}
+			// Whatever came of the scenario came before the next turn's
+			// frames: no fork shown as a run, no answer twice.
+			send(t, c, task, "next "+reqID())
+			expectRunShape(t, runFrames(t, c, task))
+			for _, f := range c.Pending() {
+				if f.Type == lmp.TypeNotification && lmp.Deref(f.TaskID) == task {
+					t.Fatalf("a notification more: %s", f.Payload)
+				}
+			}
+		})
+	}
+}

@@ -203,6 +203,14 @@ var goldenCases = []goldenCase{
 	{scenario: "burst", args: []string{"3", "0s"}},
 	{scenario: "quirks"},
 	{scenario: "oversize"},
+	{scenario: "quote"},
+	{scenario: "image"},
+	{scenario: "voice"},
+	{scenario: "process", args: []string{"0s"}},
+	{scenario: "btw"},
+	{scenario: "review"},
+	{scenario: "followup"},
+	{scenario: "resume"},
 }
 
 func (c goldenCase) name() string {

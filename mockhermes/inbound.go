@@ -24,6 +24,7 @@ const (
 	ApproveCommand = "/approve"
 	DenyCommand    = "/deny"
 	RetryCommand   = "/retry"
+	BtwCommand     = "/btw"
 )
 
 // HandleMessage is BasePlatformAdapter.handle_message (F-5). A sender the
@@ -33,7 +34,10 @@ const (
 // session, "/approve" and "/deny" answer the oldest pending approval,
 // "/retry" runs the chat's last user message again as a new turn (whose
 // pre_llm_call names that message, not "/retry": a turn the gateway starts
-// with no new message of the adapter's).
+// with no new message of the adapter's), "/btw <question>" answers a side
+// question in a fork of the chat's session, beside a running turn if one
+// runs (its own turn_id, stream hooks, no pre_llm_call, no
+// on_session_end; the answer through send()).
 // "/mock <scenario> [args]" plays that scenario, "/mock help" lists them,
 // a marker of lmp-check's scripted model ("lmp-model:tools") plays that
 // model's scenario, any other text plays reply. A message to a busy chat
@@ -74,6 +78,8 @@ func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error 
 			m.reply(chatID, "No pending approval.")
 		}
 		return nil
+	case BtwCommand:
+		return m.btw(chatID, strings.TrimSpace(strings.TrimPrefix(text, BtwCommand)))
 	case RetryCommand:
 		last := strings.TrimSpace(m.lastUserMessage(chatID))
 		if last == "" {
@@ -92,6 +98,32 @@ func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error 
 	m.userMessageLocked(m.chatLocked(chatID), ev.Text)
 	m.mu.Unlock()
 	return m.playMessage(chatID, cmd, f, text, ev)
+}
+
+// btw is /btw: a fork of the chat's current session answers question
+// through send(), whether or not a turn is running there.
+func (m *Mock) btw(chatID, question string) error {
+	if question == "" {
+		m.reply(chatID, "Usage: /btw <question>")
+		return nil
+	}
+	m.mu.Lock()
+	c := m.chatLocked(chatID)
+	session := c.sessionID
+	m.mu.Unlock()
+	pb := &Playback{TaskID: chatID, SessionID: session, vars: map[string]string{"text": question},
+		stopAck: make(chan struct{}), done: make(chan struct{})}
+	pb.ctx, pb.cancel = context.WithCancelCause(m.ctx)
+	t := &turn{m: m, pb: pb, out: turnFaults{m: m, f: m.opts.Faults},
+		platform: Platform, surface: Platform, chatID: chatID, sessionKey: m.sessionKey(chatID),
+		sessionID: session, model: DefaultModel, provider: DefaultProvider, sendsReplies: true}
+	answer := "By the way: " + question + " (the mock answers side questions without stopping the turn)."
+	if !m.goroutine(func() {
+		pb.finish(t.fork(pb.ctx, &ForkStep{Steps: []Step{stream(answer)}, Reply: answer}))
+	}) {
+		return ErrClosed
+	}
+	return nil
 }
 
 // lastUserMessage is the latest user message of the chat's current

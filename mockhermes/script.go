@@ -20,6 +20,9 @@ type Scenario struct {
 	Faults      Faults
 	Steps       []Step
 	File        string // where it was loaded from
+	// parts are the turns of a built-in gateway scenario (gatewayturns.go),
+	// played one after the other; Steps is then the first one's.
+	parts []gatewayPart
 }
 
 // ArgSpec declares a positional argument: "/mock burst 600" gives the first
@@ -79,6 +82,8 @@ type Step struct {
 
 	HookName string         // hook
 	Kwargs   map[string]any // hook
+
+	Fork *ForkStep // fork (built-in scenarios only)
 }
 
 // ToolCall is one tool call of a tools step.
