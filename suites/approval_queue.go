@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"context"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -20,27 +19,6 @@ import (
 // resolve_gateway_approval's request_id), and its post_approval_response
 // names no approval. Whatever an adapter does to tell which approval a
 // hook answers, resolving one of them must leave the others pending.
-
-// queued is an approval pending in Hermes, asked for through the driver.
-type queued struct {
-	driver.ApprovalResponse
-	Command string // unique to it: its post_approval_response names it
-}
-
-// queuedApproval asks Hermes, through the driver, for an approval in task
-// (a new one when empty) and waits until every device in devs sees its
-// approval.required. Hermes waits a minute for it, so that it cannot time
-// out while the spec runs on a loaded machine.
-func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn) queued {
-	cmd := "rm -rf /tmp/" + should.NewID("q")
-	res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{TaskID: task, Command: cmd, Description: "queued",
-		TimeoutMS: time.Minute.Milliseconds()})
-	must.Succeed(err, "driver approval in task %q", task)
-	for _, d := range devs {
-		must.Expect(ctx, d, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID)))
-	}
-	return queued{ApprovalResponse: res, Command: cmd}
-}
 
 var _ = conformance.Section(sectionApprovalQueue, func() {
 	conformance.It("M-3,F-8", rules.MUST, "of two approvals pending in a task, resolving the newer leaves the older pending for its own choice", func(ctx ginkgo.SpecContext) {

@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -200,44 +199,3 @@ var _ = conformance.Section(sectionAuth, func() {
 		must.Refused(ctx, c, err, "hello of a device revoked while offline")
 	})
 })
-
-// revokedHello pairs a device, revokes it and sends its hello again on a
-// new connection; it returns the device's first connection, the new one
-// and the refused hello's error.
-func revokedHello(ctx ginkgo.SpecContext) (first, again *conformance.Conn, err error) {
-	first = must.Pair(ctx, "device")
-	revoke(ctx, first.Device.ID)
-	again = must.Dial(ctx, "revoked device")
-	_, err = again.Hello(ctx, lmp.Hello{DeviceID: first.Device.ID, Credential: first.Device.Credential})
-	must.That(err != nil, "a revoked device got hello.ok")
-	return first, again, err
-}
-
-// secondHello pairs a device and sends a second hello on its connection.
-func secondHello(ctx ginkgo.SpecContext) *conformance.Conn {
-	a := must.Pair(ctx, "device")
-	must.Send(ctx, a, lmp.Hello{ProtocolVersion: lmp.Version, DeviceID: a.Device.ID, Credential: a.Device.Credential, DeviceInfo: client.DefaultDeviceInfo})
-	return a
-}
-
-// expectCodes is the observation of an INFO spec about a refusal: the
-// reference server's fatal error with its code, then its close code
-// (docs/protocol.md), each reported when it differs. The spec's text names
-// neither code (note 21).
-func expectCodes(r should.Refusal, code string, closeCode int) {
-	var soft must.Soft
-	soft.That(r.Fatal(), "want a fatal error followed by a close, got %s", r)
-	soft.Equal("error code", r.Code(), code)
-	soft.Equal("close code", r.CloseCode(), closeCode)
-	soft.Done()
-}
-
-// revoke revokes a device through --revoke-cmd or the loopback endpoint
-// beside the pairing URL; it skips the spec when there is neither.
-func revoke(ctx context.Context, deviceID string) {
-	err := target(ctx).Revoke(ctx, deviceID)
-	if errors.Is(err, conformance.ErrNoRevoke) {
-		ginkgo.Skip(err.Error())
-	}
-	must.Succeed(err, "revoke device %s", deviceID)
-}

@@ -3,7 +3,6 @@ package suites
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -52,16 +51,4 @@ func eventuallyHook(ctx context.Context, name string, keep func(driver.Hook) boo
 	must.That(ok, "waiting for Hermes to deliver %s to the adapter: none matched after %s; %s",
 		name, waited.Round(time.Millisecond), describeCalls(named))
 	return found
-}
-
-// awaitApprovalAnswered waits until Hermes has delivered the
-// post_approval_response of the approval that asked to run command in
-// session key to the adapter, and returns its choice. The hook names no
-// approval (hermes.md: no approval or request id kwarg), so the approval
-// is told by its session key and its command, which the spec makes unique.
-func awaitApprovalAnswered(ctx context.Context, sessionKey, command string) string {
-	h := eventuallyHook(ctx, "post_approval_response", func(h driver.Hook) bool {
-		return h.Kwargs["session_key"] == sessionKey && h.Kwargs["command"] == command
-	})
-	return fmt.Sprint(h.Kwargs["choice"])
 }

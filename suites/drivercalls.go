@@ -58,22 +58,6 @@ func eventuallyCalls(ctx context.Context, n int, name string, keep func(driver.C
 	return got
 }
 
-// holdApprovalResolve has the driver hold Hermes' answer to the next
-// resolve_gateway_approval of the approval's session for up to d (POST
-// /hold), and returns what releases it. Call release once the spec has
-// seen what it needs, and defer it too: a spec that failed still frees
-// Hermes, and releasing twice is no error.
-func holdApprovalResolve(ctx context.Context, a conformance.Approval, d time.Duration) (release func() error) {
-	hold, err := drv(ctx).Hold(ctx, driver.HoldRequest{Call: "resolve_gateway_approval",
-		Args: map[string]any{"session_key": a.SessionKey}, TimeoutMS: d.Milliseconds()})
-	must.Succeed(err, "driver hold")
-	return func() error {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), conformance.Wait())
-		defer cancel()
-		return drv(ctx).Release(rctx, driver.ReleaseRequest(hold))
-	}
-}
-
 // pollDriver asks done every 20 ms until it reports true, for at most the
 // usual bound (conformance.Wait) or until ctx ends, and says how long it
 // waited and whether done came true: what the driver records (calls into

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -23,13 +22,6 @@ import (
 
 // Boundaries and negative space of rules whose first specs check the
 // plain case: each spec here states the edge it probes.
-
-// expectFatalRefusal checks that a hello was refused the way a refusal
-// is spelt whatever the codes (note 21): a fatal error, then the close.
-func expectFatalRefusal(ctx context.Context, c *conformance.Conn, err error, what string) {
-	must.That(err != nil, "%s got hello.ok", what)
-	must.Refused(ctx, c, err, what)
-}
 
 var _ = conformance.Section(sectionPairing, func() {
 	conformance.It("P-2,P-3", rules.MUST, "the url of the pairing JSON is a WebSocket URL where its token pairs a device", func(ctx ginkgo.SpecContext) {

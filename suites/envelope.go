@@ -14,23 +14,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-// envelopeKeys are the fields every server frame carries (E-1).
-var envelopeKeys = []string{"v", "seq", "ts", "type", "task_id", "run_id", "event_id", "payload"}
-
-// checkEnvelope checks E-1 and E-3 on one frame beyond what the schema
-// says, so that the failure names the rule directly.
-func checkEnvelope(f client.Frame) {
-	env := rawEnvelope(f)
-	for _, k := range envelopeKeys {
-		_, ok := env[k]
-		must.That(ok, "%s frame lacks envelope field %q (E-1): %s", f.Type, k, f.Raw)
-	}
-	must.Equal(f.Type+" frame: v (an integer)", env["v"], float64(lmp.Version))
-	must.Equal(f.Type+" frame: event_id (E-3: e_<seq>)", f.EventID, lmp.EventID(f.Seq))
-	_, isObject := env["payload"].(map[string]any)
-	must.That(isObject, "%s frame: payload is not an object (E-1)", f.Type)
-}
-
 var _ = conformance.Section(sectionEnvelope, func() {
 	conformance.It("E-1,E-3,E-4,F-1", rules.MUST, "connection frames carry the full envelope with event_id e_<seq> and validate against the schemas", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")

@@ -1,13 +1,11 @@
 package suites
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
@@ -19,11 +17,6 @@ import (
 
 // The Hermes side field by field: what each hook's kwargs become on the
 // wire, and what each client command becomes in Hermes' recorded calls.
-
-// runFrame waits for the turn's next frame of type typ.
-func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) client.Frame {
-	return must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ)))
-}
 
 var _ = conformance.Section(sectionHermes, func() {
 	conformance.It("H-1", rules.MUST, "run.started, once per turn, carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {

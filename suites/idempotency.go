@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -145,36 +144,3 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		must.Expect(ctx, b, match.Type(lmp.TypeNotification).And(match.Task(tb)))
 	}, conformance.NeedsEvents)
 })
-
-// ownTask creates a task for the spec alone, with one notification, and
-// takes that notification from c: the requests that follow go into it, and
-// only their events count.
-func ownTask(ctx context.Context, c *conformance.Conn) string {
-	return oneNotification(ctx, c, nil)
-}
-
-// oneNotification sends the trigger of one notification into task (a new
-// task when nil), takes the notification from c, and returns its task:
-// what the server sent in that task before it has reached c.
-func oneNotification(ctx context.Context, c *conformance.Conn, task *string) string {
-	_, in := sendTrigger(ctx, c, lmp.SessionSend{TaskID: task, Text: conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)})
-	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(in)))
-	return in
-}
-
-// executions sends one more request into task, one that starts a run,
-// and counts the notifications c holds that the requests before it
-// produced in task (each produces one) ahead of that run. A request
-// executed twice produced two: Hermes takes a chat's messages in order, so
-// they all came before the run. seq is that of the run's terminal frame.
-func executions(ctx context.Context, c *conformance.Conn, task string) (n int, seq int64) {
-	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
-	started := must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted)))
-	end := must.Expect(ctx, c, match.Task(task).And(match.Terminal()))
-	for _, f := range pendingIn(c, task, match.Type(lmp.TypeNotification)) {
-		if f.Seq < started.Seq {
-			n++
-		}
-	}
-	return n, end.Seq
-}

@@ -11,10 +11,8 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
-	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
-	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 var _ = conformance.Section(sectionSecurity, func() {
@@ -63,52 +61,3 @@ var _ = conformance.Section(sectionSecurity, func() {
 		}
 	}, conformance.ReadsServerLog)
 })
-
-// maxLeaksShown bounds the leaked secrets a failure lists, in log order.
-const maxLeaksShown = 20
-
-// temptLogging walks the paths that tempt a server to log secrets: a
-// token minted, a device paired with it, the device reconnecting with its
-// credential, a wrong credential, the used token again, a token sent with
-// an identity, a token in a hello the server cannot decode, and finally a
-// second pairing. Refusals are not judged here
-// (the pairing and auth sections do that). It returns text the server
-// likely logs about the last pairing, none of it secret: the device ID
-// and the fingerprints of its token and credential.
-func temptLogging(ctx context.Context) []string {
-	tok := must.Token(ctx)
-	a, err := should.PairWith(ctx, "device", tok)
-	must.Succeed(err)
-	must.Connect(ctx, "device again", a.Device, ptr(int64(0)))
-
-	refused := func(name string, h lmp.Hello) {
-		hctx, cancel := context.WithTimeout(ctx, conformance.Wait())
-		defer cancel()
-		c := must.Dial(hctx, name)
-		_, _ = c.Hello(hctx, h) // its outcome is another rule's business
-	}
-	refused("wrong credential", lmp.Hello{DeviceID: a.Device.ID, Credential: should.NewID("wrong-credential-")})
-	refused("used token", lmp.Hello{Token: tok})
-	refused("token with identity", lmp.Hello{Token: must.Token(ctx), DeviceID: a.Device.ID, Credential: a.Device.Credential})
-	invalidHello(ctx)
-
-	last := must.Token(ctx)
-	b, err := should.PairWith(ctx, "last device", last)
-	must.Succeed(err)
-	return []string{b.Device.ID, lmp.Fingerprint(last), lmp.Fingerprint(b.Device.Credential)}
-}
-
-// invalidHello sends a hello with a fresh token whose device_info is not
-// an object, and waits for the connection to end: a server that cannot
-// decode a hello must not log its payload raw.
-func invalidHello(ctx context.Context) {
-	tok := must.Token(ctx)
-	hctx, cancel := context.WithTimeout(ctx, conformance.Wait())
-	defer cancel()
-	c := must.Dial(hctx, "hello that does not decode")
-	must.SendJSON(hctx, c, map[string]any{"v": 1, "type": lmp.TypeHello, "payload": map[string]any{
-		"protocol_version": lmp.Version, "token": tok, "device_info": "not an object",
-	}})
-	c.LearnSecret(conformance.SecretToken, tok)
-	_, _ = should.Expect(hctx, c, match.Type(lmp.TypeHelloOK, lmp.TypeError)) // its outcome is another rule's business
-}

@@ -86,14 +86,6 @@ var approvalTimeoutProbe = conformance.NewProbe("approval timeout", func(ctx con
 	return nil
 })
 
-func pairN(ctx ginkgo.SpecContext, n int) []*conformance.Conn {
-	out := make([]*conformance.Conn, n)
-	for i := range out {
-		out[i] = must.Pair(ctx, fmt.Sprintf("device %c", 'A'+i))
-	}
-	return out
-}
-
 var _ = conformance.Section(sectionMultiDevice, func() {
 	conformance.It("M-1", rules.MUST, "every event goes to every online device", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 3)

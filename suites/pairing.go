@@ -1,12 +1,10 @@
 package suites
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -64,23 +62,6 @@ var pairTTLProbe = conformance.NewProbe("token TTL", func(ctx context.Context, p
 	}
 	return nil
 })
-
-// errSkip marks a probe outcome that means "cannot be checked here".
-type errSkip string
-
-func (e errSkip) Error() string { return string(e) }
-
-// awaitProbe waits for p and fails or skips the spec by its outcome.
-func awaitProbe(ctx context.Context, p *conformance.Probe) {
-	err := p.Await(ctx)
-	if s, ok := err.(errSkip); ok {
-		ginkgo.Skip(string(s))
-	}
-	must.Succeed(err, "probe %s", p.Name)
-	for _, n := range p.Notes() {
-		ginkgo.AddReportEntry("probe "+p.Name, n)
-	}
-}
 
 var _ = conformance.Section(sectionPairing, func() {
 	conformance.It("P-1,P-2", rules.MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {
@@ -277,42 +258,6 @@ var _ = conformance.Section(sectionPairing, func() {
 		must.That(a2.HelloOK.Credential == nil, "hello.ok re-sent a credential to a paired device")
 	})
 })
-
-// wsURL is the shape of the pairing JSON's url (P-2).
-var wsURL = regexp.MustCompile(`^wss?://`)
-
-// postPair POSTs to the pairing URL and returns the decoded JSON answer.
-func postPair(ctx context.Context, h http.Header) map[string]any {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target(ctx).PairURL, bytes.NewReader([]byte("{}")))
-	must.Succeed(err)
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range h {
-		req.Header[k] = v
-	}
-	resp, err := target(ctx).HTTPClient.Do(req)
-	must.Succeed(err)
-	defer resp.Body.Close()
-	var m map[string]any
-	must.Succeed(decodeJSON(resp.Body, &m))
-	if tok, ok := m["token"].(string); ok {
-		conformance.RecordSecret(conformance.SecretToken, tok) // S-1: the log scan looks for it
-	}
-	return m
-}
-
-// pairStatus POSTs to the pairing URL with extra headers and returns the
-// status code; a minted token is discarded unused.
-func pairStatus(ctx context.Context, h http.Header) int {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target(ctx).PairURL, bytes.NewReader([]byte("{}")))
-	must.Succeed(err)
-	for k, v := range h {
-		req.Header[k] = v
-	}
-	resp, err := target(ctx).HTTPClient.Do(req)
-	must.Succeed(err)
-	resp.Body.Close()
-	return resp.StatusCode
-}
 
 var _ = conformance.Section(sectionPairing, func() {
 	conformance.It("P-6", rules.MUST, "a token with a paired device's bare device_id never yields that device, which keeps its credential", func(ctx ginkgo.SpecContext) {

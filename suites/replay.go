@@ -11,13 +11,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-// pairAndNotify pairs a device and has the event source produce n
-// notifications in a new task, returning the device and the batch.
-func pairAndNotify(ctx ginkgo.SpecContext, n int) (*conformance.Conn, conformance.Batch) {
-	a := must.Pair(ctx, "device")
-	return a, notifications(ctx, a, n)
-}
-
 var _ = conformance.Section(sectionReplay, func() {
 	conformance.It("E-2,E-5,E-7", rules.MUST, "a hello with last_seq gets the gap re-sent in order, original seq and content, then live events", func(ctx ginkgo.SpecContext) {
 		a, batch := pairAndNotify(ctx, 6)

@@ -2,37 +2,13 @@ package suites
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
-	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
-
-// highestSeq is the highest seq of the durable frames c has received:
-// taken (the frames given) or still in its inbox.
-func highestSeq(c *conformance.Conn, taken []client.Frame) int64 {
-	high := c.HelloSeq
-	for _, f := range append(append([]client.Frame(nil), taken...), c.Pending()...) {
-		if lmp.IsDurable(f.Type) && f.Seq > high {
-			high = f.Seq
-		}
-	}
-	return high
-}
-
-// restartTimeout bounds a restart spec: the probes are awaited first (up
-// to the longest protocol timer), then the server restarts.
-const restartTimeout = 4 * time.Minute
-
-// restarted stops the server as how says and waits until it is back.
-func restarted(ctx ginkgo.SpecContext, how conformance.Stop) {
-	must.Succeed(conformance.Restart(ctx, how), "%s the server", how)
-}
 
 var _ = conformance.Section(sectionRestart, func() {
 	for _, how := range []conformance.Stop{conformance.Graceful, conformance.Kill} {

@@ -1,37 +1,14 @@
 package suites
 
 import (
-	"context"
-
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
-
-// seqWatch reads a connection's frames in the order they arrived and
-// checks that their seq never goes back.
-type seqWatch struct {
-	c    *conformance.Conn
-	last int64
-	prev string // the frame that carried last
-}
-
-// until reads frames up to and including the first one m matches.
-func (w *seqWatch) until(ctx context.Context, m match.M) client.Frame {
-	for {
-		f := must.Expect(ctx, w.c, match.Anything())
-		must.That(f.Seq >= w.last, "seq went back on one connection: %s carries seq %d after %s carried %d", w.c.Describe(f), f.Seq, w.prev, w.last)
-		w.last, w.prev = f.Seq, f.Type
-		if m.Match(f) {
-			return f
-		}
-	}
-}
 
 var _ = conformance.Section(sectionEnvelope, func() {
 	// seq is the device's monotonically increasing number (§2), and the app

@@ -2,16 +2,13 @@ package suites
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"reflect"
 	"slices"
 
 	"github.com/coder/websocket"
@@ -215,24 +212,3 @@ var _ = conformance.Section(sectionTransport, func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 })
-
-// getHealth sends GET u with the target's HTTP client.
-func getHealth(ctx context.Context, u string) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	return target(ctx).HTTPClient.Do(req)
-}
-
-// requireHealthy fails the spec unless resp, the answer to GET u, is HTTP
-// 200 with exactly {"ok":true,"v":1} (T-2), and closes its body.
-func requireHealthy(resp *http.Response, u string) {
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
-	must.Succeed(err)
-	must.That(resp.StatusCode == http.StatusOK, "GET %s: want HTTP 200, got %d %q", u, resp.StatusCode, body)
-	var got map[string]any
-	must.Succeed(json.Unmarshal(body, &got), "GET %s: body %q is not JSON", u, body)
-	must.That(reflect.DeepEqual(got, map[string]any{"ok": true, "v": float64(1)}), `GET %s: want {"ok":true,"v":1}, got %s`, u, body)
-}

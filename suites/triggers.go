@@ -3,8 +3,9 @@ package suites
 import (
 	"context"
 
-	"github.com/onsi/ginkgo/v2"
 	"time"
+
+	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"

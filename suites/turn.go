@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/onsi/ginkgo/v2"
+
+	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -176,4 +179,92 @@ func (t turn) answer(ctx context.Context, it int, text string) {
 func (t turn) complete(ctx context.Context, text string) {
 	t.sessionEnd(ctx, true, false)
 	t.reply(ctx, text)
+}
+
+// stopCommand is the gateway's stop message, which run.cancel is (F-6).
+const stopCommand = hermes.StopCommand
+
+// toolTurn plays a turn with two calls of one tool in one iteration,
+// finished in the reverse order, and returns the run.tool_started frames
+// by call_id and the run.tool_finished frames in arrival order.
+func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunToolFinished) {
+	c := must.Pair(ctx, "device")
+	t := newTurn(ctx, c)
+	t.start(ctx)
+	t.end(ctx, "", nil) // the call asks for the tools
+	t.tool(ctx, false, "read_file", "call_a")
+	t.tool(ctx, false, "read_file", "call_b")
+	t.tool(ctx, true, "read_file", "call_b")
+	t.tool(ctx, true, "read_file", "call_a")
+	t.hookIn(ctx, 2, "on_stream_start", nil)
+	t.endCall(ctx, 2, "done", nil)
+	t.complete(ctx, "done")
+	inTask := match.Task(t.task)
+	starts := map[string]lmp.RunToolStarted{}
+	for range 2 {
+		s := must.Decode[lmp.RunToolStarted](must.Expect(ctx, c, inTask.And(match.Type(lmp.TypeRunToolStarted))))
+		starts[s.CallID] = s
+	}
+	var finishes []lmp.RunToolFinished
+	for range 2 {
+		finishes = append(finishes, must.Decode[lmp.RunToolFinished](must.Expect(ctx, c, inTask.And(match.Type(lmp.TypeRunToolFinished)))))
+	}
+	return starts, finishes
+}
+
+// failedRunEnd has the event source run a turn that fails and returns the
+// run's terminal frames (run.failed, run.completed) and the run's frames
+// that came after the first of them, up to a marker notification sent once
+// the run ended.
+// Through the driver, hooks for the turn also arrive after its error: a
+// late delta and a second end.
+func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []client.Frame) {
+	var task string
+	if conformance.Events(ctx).Source() == conformance.SourceDriver {
+		t := newTurn(ctx, c)
+		t.start(ctx)
+		t.end(ctx, "", "boom")
+		t.sessionEnd(ctx, false, false) // not retried: the turn failed
+		t.delta(ctx, "late", lmp.DeltaKindText)
+		t.end(ctx, "late", nil)
+		task = t.task
+	} else {
+		r, err := conformance.Events(ctx).FailingRun(ctx, c)
+		must.Succeed(err, "start a failing run")
+		task = r.Task
+	}
+	failed := must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunFailed)))
+	if conformance.Events(ctx).Source() == conformance.SourceDriver {
+		// A marker in the run's own task, after its late hooks.
+		must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("title", notify(ctx, task))))
+	} else {
+		must.Expect(ctx, c, notifications(ctx, c, 1).Match())
+	}
+	// The run's own frames: a notification in its task (Hermes' gateway
+	// telling of the failure, say) is not part of the run.
+	ends = []client.Frame{failed}
+	for _, f := range pendingIn(c, task, match.Durable().And(match.Run(must.Decode[lmp.RunFailed](failed).RunID))) {
+		switch {
+		case f.Seq <= failed.Seq:
+			// the run's frames before its end
+		case match.Terminal().Match(f) && len(after) == 0:
+			ends = append(ends, f)
+		default:
+			after = append(after, f)
+		}
+	}
+	return ends, after
+}
+
+// endsWithoutStreamEnd plays a turn whose single model call streams text
+// and never gets its on_stream_end, ends it with finish, and checks that
+// its run ends with run.completed.
+func endsWithoutStreamEnd(ctx ginkgo.SpecContext, text string, finish func(turn)) {
+	c := must.Pair(ctx, "device")
+	t := newTurn(ctx, c)
+	t.start(ctx)
+	t.delta(ctx, text, lmp.DeltaKindText)
+	finish(t)
+	last := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
+	must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
@@ -21,54 +20,6 @@ import (
 // the same turn_id, payloads dropped whole, process-wide hooks, and the
 // final reply through send(). A run is one turn (§2: run_id is the ID of
 // one agent turn).
-
-// runFramesOf takes the run.* frames of task from c, in order, up to the
-// first terminal frame.
-func runFramesOf(ctx ginkgo.SpecContext, c *conformance.Conn, task string) []client.Frame {
-	runTypes := match.Type(lmp.TypeRunStarted, lmp.TypeRunDelta, lmp.TypeRunInterim, lmp.TypeRunToolStarted,
-		lmp.TypeRunToolFinished, lmp.TypeRunCompleted, lmp.TypeRunFailed)
-	var out []client.Frame
-	for {
-		f := must.Expect(ctx, c, match.Task(task).And(runTypes))
-		out = append(out, f)
-		if match.Terminal().Match(f) {
-			return out
-		}
-	}
-}
-
-// countType counts the frames of type typ.
-func countType(fs []client.Frame, typ string) int {
-	n := 0
-	for _, f := range fs {
-		if f.Type == typ {
-			n++
-		}
-	}
-	return n
-}
-
-// endsWithoutStreamEnd plays a turn whose single model call streams text
-// and never gets its on_stream_end, ends it with finish, and checks that
-// its run ends with run.completed.
-func endsWithoutStreamEnd(ctx ginkgo.SpecContext, text string, finish func(turn)) {
-	c := must.Pair(ctx, "device")
-	t := newTurn(ctx, c)
-	t.start(ctx)
-	t.delta(ctx, text, lmp.DeltaKindText)
-	finish(t)
-	last := must.Expect(ctx, c, match.Task(t.task).And(match.Terminal()))
-	must.Equal("terminal frame of a turn that completed", last.Type, lmp.TypeRunCompleted)
-}
-
-// afterMarker sends a notification into a fresh chat and returns the
-// frames c holds once it arrived: everything sent before it.
-func afterMarker(ctx ginkgo.SpecContext, c *conformance.Conn) []client.Frame {
-	marker := notify(ctx, should.NewID("task_cf"))
-	// Matched by text: Hermes passes no title, so an adapter may derive its own.
-	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("text", "text of "+marker)))
-	return c.Pending()
-}
 
 var _ = conformance.Section(sectionTurns, func() {
 	conformance.It("H-1,H-2", rules.MUST, "a turn that calls tools is one run: all its frames carry one run_id, its terminal frame last", func(ctx ginkgo.SpecContext) {

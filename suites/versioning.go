@@ -123,9 +123,3 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 })
-
-// pinged sends a ping on c and returns c.
-func pinged(ctx ginkgo.SpecContext, c *conformance.Conn) *conformance.Conn {
-	must.Send(ctx, c, lmp.Ping{})
-	return c
-}
