@@ -2,10 +2,10 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
-	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,34 +15,27 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-// SubjectApp is Meta.Subject of an app run (lmp-check app): the reports
-// then judge the client rules (C-1 …) of an app, not a server.
-const SubjectApp = "app"
+// The subjects of a run (Meta.Subject, the JSON report's subject).
+const (
+	// SubjectServer is a server run's (lmp-check run).
+	SubjectServer = "server"
+	// SubjectApp is an app run's (lmp-check app): the reports then judge
+	// the client rules (C-1 …) of an app, not a server.
+	SubjectApp = "app"
+)
 
 // AppConfig is one `lmp-check app` run, as the command line describes it.
 type AppConfig struct {
-	Judge       judge.Config
-	Strict      bool
-	LabelFilter string
-	Focus, Skip []string
-	JUnitReport string
-	JSONReport  string
-	HTMLReport  string
-	Color       bool
-	Verbose     bool
-
-	Stdout, Stderr io.Writer
+	Judge judge.Config
+	// ReportConfig is the selection, the verdicts and the reports, as a
+	// server run has them.
+	ReportConfig
 }
 
 // RunApp judges an app (package judge) and writes the same reports as a
 // server run, with the same verdicts and exit codes.
 func RunApp(ctx context.Context, cfg AppConfig) int {
-	if cfg.Stdout == nil {
-		cfg.Stdout = os.Stdout
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = os.Stderr
-	}
+	cfg.withDefaults()
 	code, err := runApp(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(cfg.Stderr, "lmp-check app: %v\n", err)
@@ -51,16 +44,19 @@ func RunApp(ctx context.Context, cfg AppConfig) int {
 }
 
 func runApp(ctx context.Context, cfg AppConfig) (int, error) {
-	sel, err := appSelection(cfg.LabelFilter, cfg.Focus, cfg.Skip)
+	p, err := planReport(cfg.ReportConfig, SubjectApp)
+	if errors.Is(err, errNothingToRerun) {
+		return nothingToRerun(cfg.Stdout, "lmp-check app", cfg.RerunFailed), nil
+	}
 	if err != nil {
 		return ExitUsage, err
 	}
-	any := false
-	for _, s := range judge.Specs() {
-		any = any || sel(s)
+	sel, err := appSelection(p.LabelFilter, p.Focus, p.Skip)
+	if err != nil {
+		return ExitUsage, err
 	}
-	if !any {
-		return ExitUsage, usagef("the selection (%s) matches no spec of an app run: see lmp-check rules", selectionString(Config{LabelFilter: cfg.LabelFilter, Focus: cfg.Focus, Skip: cfg.Skip}))
+	if !slices.ContainsFunc(judge.Specs(), sel) {
+		return ExitUsage, usagef("the selection (%s) matches no spec of an app run: see lmp-check list --subject app", selectionString(p.ReportConfig))
 	}
 	jc := cfg.Judge
 	jc.Select = sel
@@ -72,32 +68,23 @@ func runApp(ctx context.Context, cfg AppConfig) (int, error) {
 	if err != nil {
 		return ExitUsage, usagef("%v", err)
 	}
-	results := AppResults(rep, cfg.Strict)
-	sum := SummarizeRules(results, rules.ClientRules())
+	results := AppResults(rep, cfg.Strict, p.exp)
 	t := jc.Timings
 	if t.PongTimeout == 0 {
 		t = judge.DefaultTimings()
 	}
-	meta := Meta{Target: rep.Target, Subject: SubjectApp, Strict: cfg.Strict, Color: cfg.Color,
+	meta := Meta{Target: rep.Target, Subject: SubjectApp,
 		Profile: fmt.Sprintf("app: pong within %v, actions within %v", t.PongTimeout, t.ActionTimeout),
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
 	fmt.Fprintln(cfg.Stdout)
-	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
-	if err := writeFile(cfg.JUnitReport, func(w io.Writer) error { return WriteJUnit(w, meta, results) }); err != nil {
-		return ExitUsage, fmt.Errorf("--junit-report: %w", err)
-	}
-	if err := writeFile(cfg.JSONReport, func(w io.Writer) error { return WriteJSON(w, meta, results, sum) }); err != nil {
-		return ExitUsage, fmt.Errorf("--json-report: %w", err)
-	}
-	if err := writeFile(cfg.HTMLReport, func(w io.Writer) error { return WriteHTML(w, meta, results, sum) }); err != nil {
-		return ExitUsage, fmt.Errorf("--html-report: %w", err)
-	}
-	return sum.ExitCode(), nil
+	return p.report(meta, results, SummarizeRules(results, rules.ClientRules()))
 }
 
 // AppResults maps an app run's outcomes to results, with a server run's
-// verdicts: a failed SHOULD spec is non-strict unless strict.
-func AppResults(rep judge.Report, strict bool) []Result {
+// verdicts: a failed SHOULD spec is non-strict unless strict, and the
+// expectations (nil for none) turn failures into expected failures and
+// passes into unexpected passes.
+func AppResults(rep judge.Report, strict bool, exp *Expectations) []Result {
 	var out []Result
 	for _, o := range rep.Outcomes {
 		r := Result{Section: o.Spec.Section, Text: o.Spec.Text, Rules: o.Spec.Rules, Level: o.Spec.Level,
@@ -116,6 +103,7 @@ func AppResults(rep judge.Report, strict bool) []Result {
 		if o.Transcript != "" {
 			r.Transcripts = []Transcript{{Name: "the app's connections", Text: o.Transcript}}
 		}
+		exp.apply(&r)
 		out = append(out, r)
 	}
 	return out
@@ -169,9 +157,22 @@ func appSelection(labelFilter string, focus, skip []string) (func(judge.Spec) bo
 // AppSpecs lists the specs of an app run as a dry run lists a server
 // run's, for `lmp-check rules` and the rule matrix.
 func AppSpecs() []SpecEntry {
+	specs, _ := PreviewApp("", nil, nil) // no selection, no error
+	return specs
+}
+
+// PreviewApp is Preview for an app run: the specs `lmp-check app` would
+// judge with this selection, in the order it plays them.
+func PreviewApp(labelFilter string, focus, skip []string) ([]SpecEntry, error) {
+	sel, err := appSelection(labelFilter, focus, skip)
+	if err != nil {
+		return nil, err
+	}
 	var out []SpecEntry
 	for _, s := range judge.Specs() {
-		out = append(out, SpecEntry{Section: s.Section, Text: s.Text, Rules: s.Rules, Level: s.Level, Labels: s.Labels()})
+		if sel(s) {
+			out = append(out, SpecEntry{Section: s.Section, Text: s.Text, Rules: s.Rules, Level: s.Level, Labels: s.Labels()})
+		}
 	}
-	return out
+	return out, nil
 }

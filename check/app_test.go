@@ -32,8 +32,8 @@ func TestRunAppReports(t *testing.T) {
 	code := RunApp(ctx, AppConfig{
 		Judge: judge.Config{Listen: "127.0.0.1:0", PairingFile: pairing, Timings: judge.Timings{PongTimeout: 10 * time.Second,
 			FirstContact: 20 * time.Second, ActionTimeout: 20 * time.Second, Reconnect: 20 * time.Second, Quiet: time.Second, Burst: 200}},
-		LabelFilter: "C-3 || C-5", JSONReport: jsonPath, JUnitReport: junitPath, HTMLReport: htmlPath,
-		Stdout: &out, Stderr: &errOut,
+		ReportConfig: ReportConfig{LabelFilter: "C-3 || C-5", JSONReport: jsonPath, JUnitReport: junitPath, HTMLReport: htmlPath,
+			Stdout: &out, Stderr: &errOut},
 	})
 	if code != ExitConformant {
 		t.Fatalf("exit code %d, want 0\n%s\n%s", code, out.String(), errOut.String())

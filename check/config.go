@@ -67,24 +67,13 @@ type Config struct {
 	// instead of revoking them one by one at the end.
 	KeepDevices bool
 
-	Strict      bool
-	LabelFilter string
-	Focus, Skip []string
-	JUnitReport string
-	JSONReport  string
-	// HTMLReport is the file of the self-contained HTML report.
-	HTMLReport string
-	// RerunFailed is an earlier run's JSON report: only the specs that
-	// failed in it run (added to Focus).
-	RerunFailed string
-	// Progress receives a live progress line while the specs run (a
-	// terminal); nil for none. Color colours the summary's verdicts.
-	Progress io.Writer
-	Color    bool
-	Expect   string
-	Verbose  bool
+	// ReportConfig is the selection, the verdicts and the reports, as an
+	// app run has them.
+	ReportConfig
 
-	Stdout, Stderr io.Writer
+	// Progress receives a live progress line while the specs run (a
+	// terminal); nil for none.
+	Progress io.Writer
 }
 
 // UsageError is a bad command line or configuration: exit code 2.

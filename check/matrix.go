@@ -50,22 +50,32 @@ func Preview(labelFilter string, focus, skip []string) ([]SpecEntry, error) {
 	return out, nil
 }
 
-// WriteList writes the dry run: every selected spec with its rule IDs and
-// level, grouped by section.
-func WriteList(w io.Writer, specs []SpecEntry) {
+// WriteList writes the dry run: every selected spec with its rule IDs,
+// level and what it needs beyond the target, grouped by section. run
+// names the command that runs them ("lmp-check", "lmp-check app").
+func WriteList(w io.Writer, run string, specs []SpecEntry) {
 	var section string
 	for _, s := range specs {
 		if s.Section != section {
 			section = s.Section
 			fmt.Fprintf(w, "%s\n", section)
 		}
-		extra := map[Need]string{
-			NeedTriggers: "  (needs --triggers or --driver-url)", NeedDriver: "  (needs --driver-url)",
-			NeedRestart: "  (needs --restart-cmd or --crash-cmd)", NeedServerLog: "  (needs --server-log)",
-		}[NeedOf(s.Labels)]
-		fmt.Fprintf(w, "  %-14s %-6s %s%s\n", "["+strings.Join(s.Rules, ",")+"]", s.Level, s.Text, extra)
+		fmt.Fprintf(w, "  %-14s %-6s %s%s\n", "["+strings.Join(s.Rules, ",")+"]", s.Level, s.Text, needText(s.Labels))
 	}
-	fmt.Fprintf(w, "%d specs\n", len(specs))
+	fmt.Fprintf(w, "%d specs of %s\n", len(specs), run)
+}
+
+// needText says what a spec needs beyond the target, for the dry run.
+func needText(labels []string) string {
+	for _, l := range labels {
+		if action, ok := strings.CutPrefix(l, "action:"); ok {
+			return "  (needs the app to act: " + action + ")"
+		}
+	}
+	return map[Need]string{
+		NeedTriggers: "  (needs --triggers or --driver-url)", NeedDriver: "  (needs --driver-url)",
+		NeedRestart: "  (needs --restart-cmd or --crash-cmd)", NeedServerLog: "  (needs --server-log)",
+	}[NeedOf(labels)]
 }
 
 // Matrix maps every rule ID to the specs that check it.

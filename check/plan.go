@@ -1,7 +1,6 @@
 package check
 
 import (
-	"errors"
 	"net"
 	"net/http"
 
@@ -15,8 +14,9 @@ import (
 type plan struct {
 	// cfg is the configuration, its Focus extended with --rerun-failed's
 	// specs.
-	cfg      Config
-	exp      *Expectations
+	cfg Config
+	// reports is cfg.ReportConfig validated, with the expectations.
+	reports  *reportPlan
 	triggers *conformance.Triggers
 	http     *http.Client
 	// inProcess is the in-process server's timings (--profile), for a run
@@ -24,37 +24,18 @@ type plan struct {
 	inProcess lmp.Profile
 }
 
-// errNothingToRerun ends a --rerun-failed run whose report has no failure.
-var errNothingToRerun = errors.New("nothing to rerun")
-
 // validate checks cfg before anything starts: a usage error names the flag
 // at fault.
 func validate(cfg Config) (*plan, error) {
-	p := &plan{cfg: cfg}
-	if cfg.Expect != "" {
-		e, err := LoadExpectations(cfg.Expect)
-		if err != nil {
-			return nil, usagef("--expect: %v", err)
-		}
-		p.exp = e
-	}
-	if cfg.RerunFailed != "" {
-		focus, err := RerunFocus(cfg.RerunFailed)
-		if err != nil {
-			return nil, err
-		}
-		if len(focus) == 0 {
-			return nil, errNothingToRerun
-		}
-		p.cfg.Focus = append(p.cfg.Focus, focus...)
-	}
-	if err := checkSelection(p.cfg.LabelFilter, p.cfg.Focus, p.cfg.Skip); err != nil {
+	reports, err := planReport(cfg.ReportConfig, SubjectServer)
+	if err != nil {
 		return nil, err
 	}
+	p := &plan{cfg: cfg, reports: reports}
+	p.cfg.ReportConfig = reports.ReportConfig
 	if cfg.RunTimeout < 0 {
 		return nil, usagef("--run-timeout %v: want a positive duration", cfg.RunTimeout)
 	}
-	var err error
 	if p.http, err = cfg.httpClient(); err != nil {
 		return nil, err
 	}

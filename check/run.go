@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -35,12 +34,7 @@ func (t *ginkgoT) Fail() { t.failed = true }
 // Run performs one lmp-check run and returns its exit code. It may be
 // called once per process (Ginkgo runs a suite once).
 func Run(ctx context.Context, cfg Config) int {
-	if cfg.Stdout == nil {
-		cfg.Stdout = os.Stdout
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = os.Stderr
-	}
+	cfg.withDefaults()
 	code, err := run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(cfg.Stderr, "lmp-check: %v\n", err)
@@ -53,8 +47,7 @@ func Run(ctx context.Context, cfg Config) int {
 func run(ctx context.Context, cfg Config) (int, error) {
 	p, err := validate(cfg)
 	if errors.Is(err, errNothingToRerun) {
-		fmt.Fprintf(cfg.Stdout, "lmp-check: no spec failed in %s: nothing to rerun\n", cfg.RerunFailed)
-		return ExitConformant, nil
+		return nothingToRerun(cfg.Stdout, "lmp-check", cfg.RerunFailed), nil
 	}
 	if err != nil {
 		return ExitUsage, err
@@ -82,7 +75,7 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	if report.PreRunStats.SpecsThatWillRun == 0 {
 		// Known only once Ginkgo has walked the tree: a preview first would
 		// cost the run its reporting nodes.
-		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(p.cfg))
+		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(p.cfg.ReportConfig))
 	}
 	return reportRun(ctx, p, t, report, started)
 }
@@ -91,9 +84,8 @@ func run(ctx context.Context, cfg Config) (int, error) {
 // returns its exit code.
 func reportRun(ctx context.Context, p *plan, t *conformance.Target, report types.Report, started time.Time) (int, error) {
 	cfg := p.cfg
-	results := Results(report, cfg.Strict, p.exp)
-	sum := Summarize(results)
-	meta := Meta{Target: t.WSURL, Profile: t.DescribeProfile(), Strict: cfg.Strict, Color: cfg.Color,
+	results := Results(report, cfg.Strict, p.reports.exp)
+	meta := Meta{Target: t.WSURL, Subject: SubjectServer, Profile: t.DescribeProfile(),
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
 	switch {
 	case cfg.URL != "" && cfg.KeepDevices:
@@ -101,17 +93,7 @@ func reportRun(ctx context.Context, p *plan, t *conformance.Target, report types
 	case cfg.URL != "":
 		meta.Devices = cleanUp(ctx, t)
 	}
-	WriteText(cfg.Stdout, meta, results, sum, cfg.Verbose)
-	if err := writeFile(cfg.JUnitReport, func(w io.Writer) error { return WriteJUnit(w, meta, results) }); err != nil {
-		return ExitUsage, fmt.Errorf("--junit-report: %w", err)
-	}
-	if err := writeFile(cfg.JSONReport, func(w io.Writer) error { return WriteJSON(w, meta, results, sum) }); err != nil {
-		return ExitUsage, fmt.Errorf("--json-report: %w", err)
-	}
-	if err := writeFile(cfg.HTMLReport, func(w io.Writer) error { return WriteHTML(w, meta, results, sum) }); err != nil {
-		return ExitUsage, fmt.Errorf("--html-report: %w", err)
-	}
-	return sum.ExitCode(), nil
+	return p.reports.report(meta, results, Summarize(results))
 }
 
 // runSuites runs the Ginkgo suites in this process and returns the report.
@@ -143,21 +125,6 @@ func runSuites(cfg Config, limit time.Duration) types.Report {
 	return lastReport
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // ExitCodeOf maps an error from a run's set-up to its exit code.
 func ExitCodeOf(err error) int {
 	var ue *UsageError
@@ -186,7 +153,7 @@ func cleanUp(ctx context.Context, t *conformance.Target) string {
 }
 
 // selectionString describes the selection flags for an error message.
-func selectionString(cfg Config) string {
+func selectionString(cfg ReportConfig) string {
 	var parts []string
 	if cfg.LabelFilter != "" {
 		parts = append(parts, fmt.Sprintf("--label-filter %q", cfg.LabelFilter))

@@ -18,7 +18,7 @@ func TestInProcessListenIsChecked(t *testing.T) {
 		"0.0.0.0:0":   "without TLS",
 		"127.0.0.1:x": "listen on 127.0.0.1:x",
 	} {
-		p, err := validate(Config{Listen: addr, Stdout: io.Discard})
+		p, err := validate(Config{Listen: addr, ReportConfig: ReportConfig{Stdout: io.Discard}})
 		var release func()
 		if err == nil {
 			_, release, err = acquire(ctx, p)

@@ -165,24 +165,32 @@ func Results(report types.Report, strict bool, exp *Expectations) []Result {
 				r.Notes = append(r.Notes, entry)
 			}
 		}
-		// An INFO spec fails nothing, so no expectation covers it: its
-		// pass cannot become an unexpected pass.
-		if exp != nil && level != rules.INFO {
-			if e := exp.Match(r); e != nil {
-				r.Expectation = e
-				switch r.Verdict {
-				case Fail, NonStrict:
-					r.Verdict = ExpectedFailure
-					r.Reason = "expected failure: " + e.Reason + " (" + r.Reason + ")"
-				case Pass:
-					r.Verdict = UnexpectedPass
-					r.Reason = "passed, but the expectations file lists it as failing: " + e.Reason
-				}
-			}
-		}
+		exp.apply(&r)
 		out = append(out, r)
 	}
 	return out
+}
+
+// apply turns r's verdict into an expected failure, or an unexpected
+// pass, when an expectation covers it. An INFO spec fails nothing, so no
+// expectation covers it: its pass cannot become an unexpected pass.
+func (e *Expectations) apply(r *Result) {
+	if r.Level == rules.INFO {
+		return
+	}
+	x := e.Match(*r)
+	if x == nil {
+		return
+	}
+	r.Expectation = x
+	switch r.Verdict {
+	case Fail, NonStrict:
+		r.Verdict = ExpectedFailure
+		r.Reason = "expected failure: " + x.Reason + " (" + r.Reason + ")"
+	case Pass:
+		r.Verdict = UnexpectedPass
+		r.Reason = "passed, but the expectations file lists it as failing: " + x.Reason
+	}
 }
 
 // Summary counts verdicts and rule coverage.

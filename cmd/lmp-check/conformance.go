@@ -13,34 +13,15 @@ import (
 	"github.com/loomi-lmp/lmpkit/internal/tty"
 )
 
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
-// selectionFlags adds --label-filter, --focus and --skip.
-func selectionFlags(fs *flag.FlagSet, cfg *check.Config) {
-	fs.StringVar(&cfg.LabelFilter, "label-filter", "", "run only specs whose labels match this Ginkgo label filter (rule IDs, MUST/SHOULD/INFO, driver, timer), e.g. 'MUST && !timer'")
-	fs.Var((*stringList)(&cfg.Focus), "focus", "run only specs whose text matches this regexp (repeatable)")
-	fs.Var((*stringList)(&cfg.Skip), "skip", "skip specs whose text matches this regexp (repeatable)")
-}
-
-// reportFlags adds the flags of the readable reports and the CLI's output.
-func reportFlags(fs *flag.FlagSet, cfg *check.Config) {
-	fs.StringVar(&cfg.HTMLReport, "html-report", "", "write a self-contained HTML report to this file")
-	fs.StringVar(&cfg.RerunFailed, "rerun-failed", "", "run only the specs that failed in this earlier --json-report")
-	if tty.Is(cfg.Stdout) {
-		cfg.Progress = cfg.Stdout // the live line: on a terminal only
-	}
-	cfg.Color = tty.Color(cfg.Stdout)
-}
-
 // runCmd is `lmp-check [run] [flags]`: the conformance run.
 func runCmd(args []string, stdout, stderr io.Writer) int {
-	cfg := check.Config{Stdout: stdout, Stderr: stderr}
+	cfg := check.Config{ReportConfig: check.ReportConfig{Stderr: stderr}}
 	fs := flag.NewFlagSet("lmp-check run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	reportFlags(fs, &cfg.ReportConfig, check.SubjectServer, stdout)
+	if tty.Is(stdout) {
+		cfg.Progress = stdout // the live line: on a terminal only
+	}
 	fs.StringVar(&cfg.URL, "url", "", "LMP WebSocket URL of the server under test, ws(s)://host/ws; without it an in-process lmp-server is checked")
 	fs.StringVar(&cfg.PairURL, "pair-url", "", "loopback pairing endpoint (POST /internal/pair/new); derived from --url when it is loopback")
 	fs.StringVar(&cfg.TokenCmd, "token-cmd", "", "shell command printing pairing JSON with a \"token\" field, e.g. 'hermes loomi pair --json'")
@@ -66,15 +47,19 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&cfg.NoDriver, "no-driver", false, "without --url: check the in-process lmp-server as a server without a driver (only the wire, pairing, --triggers and the target commands), to see what a driverless run covers; the specs that observe the Hermes side are skipped")
 	fs.StringVar(&cfg.Listen, "listen", "", "listen address of the in-process server when --url is absent (default 127.0.0.1:0); one that is not loopback, e.g. ':0' (every interface), lets the LAN specs reach it at this host's network addresses, and needs LOOMI_ALLOW_INSECURE_BIND=true as lmp-server does (S-3)")
 	fs.StringVar(&cfg.Profile, "profile", "short", "timings of the in-process server when --url is absent: short or spec")
-	fs.BoolVar(&cfg.Strict, "strict", false, "SHOULD failures, and timings that deviate from the spec, fail the run (INFO observations never do)")
-	fs.StringVar(&cfg.JUnitReport, "junit-report", "", "write a JUnit XML report to this file")
-	fs.StringVar(&cfg.JSONReport, "json-report", "", "write a JSON report (schema/report/lmp-check-report.json) to this file")
-	fs.StringVar(&cfg.Expect, "expect", "", "YAML file of known failures (rule or spec, reason, link)")
-	fs.BoolVar(&cfg.Verbose, "v", false, "stream Ginkgo's progress to stderr and list unselected specs")
-	selectionFlags(fs, &cfg)
-	reportFlags(fs, &cfg)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: lmp-check [run] [flags]\n\nExit codes: 0 conformant, 1 not conformant, 2 usage error or unreachable target.\n\nFlags:\n")
+		fmt.Fprint(stderr, `usage: lmp-check [run] [flags]
+
+Checks an LMP server (--url; without it an in-process lmp-server) against the server rules of LMP v1
+and ends with a verdict per spec, per rule and for the run. CI.md explains every flag and report.
+
+  lmp-check list                          the specs, their rules and levels, what each needs
+  lmp-check --url URL --json-report r.json  then: lmp-check --url URL --rerun-failed r.json
+
+Exit codes: 0 conformant, 1 not conformant, 2 usage error or unreachable target.
+
+Flags:
+`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -92,24 +77,62 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	return check.Run(ctx, cfg)
 }
 
-// listCmd is `lmp-check list`: a dry run naming every selected spec.
+// listCmd is `lmp-check list`: a dry run naming every selected spec, of
+// a server run, an app run or both.
 func listCmd(args []string, stdout, stderr io.Writer) int {
-	var cfg check.Config
+	var rc check.ReportConfig
 	fs := flag.NewFlagSet("lmp-check list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	selectionFlags(fs, &cfg)
+	selectionFlags(fs, &rc, "")
+	subject := fs.String("subject", "", "list only the specs of a server run (server: lmp-check [run]) or of an app run (app: lmp-check app); default both")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, `usage: lmp-check list [--subject server|app] [selection flags]
+
+Lists the specs a run would select (a dry run), by section, each with its rule IDs, its level and
+what it needs beyond the target: the server run's (lmp-check [run]), then the app run's
+(lmp-check app, sections "App: …"). The selection flags are those of both runs.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return 0
 		}
 		return check.ExitUsage
 	}
-	specs, err := check.Preview(cfg.LabelFilter, cfg.Focus, cfg.Skip)
-	if err != nil {
-		fmt.Fprintf(stderr, "lmp-check list: %v\n", err)
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "lmp-check list: unexpected arguments %q\n", fs.Args())
 		return check.ExitUsage
 	}
-	check.WriteList(stdout, specs)
+	runs := []struct {
+		subject, command string
+		preview          func(string, []string, []string) ([]check.SpecEntry, error)
+	}{
+		{check.SubjectServer, "lmp-check", check.Preview},
+		{check.SubjectApp, "lmp-check app", check.PreviewApp},
+	}
+	if *subject != "" && *subject != check.SubjectServer && *subject != check.SubjectApp {
+		fmt.Fprintf(stderr, "lmp-check list: --subject %q: want server or app\n", *subject)
+		return check.ExitUsage
+	}
+	first := true
+	for _, r := range runs {
+		if *subject != "" && *subject != r.subject {
+			continue
+		}
+		specs, err := r.preview(rc.LabelFilter, rc.Focus, rc.Skip)
+		if err != nil {
+			fmt.Fprintf(stderr, "lmp-check list: %v\n", err)
+			return check.ExitUsage
+		}
+		if !first {
+			fmt.Fprintln(stdout)
+		}
+		first = false
+		check.WriteList(stdout, r.command, specs)
+	}
 	return 0
 }
 

@@ -2,7 +2,7 @@
 //
 //	lmp-check [run] --url ws://host/ws [flags]   the conformance suites, a verdict per rule
 //	lmp-check app [flags]                        judge a phone app's side (the client rules)
-//	lmp-check list | rules                       the specs (dry run) and the rule → specs matrix
+//	lmp-check list | rules                       the specs of both runs (dry run) and the rule → specs matrix
 //	lmp-check fuzz --url ws://host/ws [flags]    a fuzz campaign against a live server
 //	lmp-check validate [--dir s2c|c2s] FILE...   validate frames against the schemas
 //	lmp-check model [--listen ADDR]              a scripted model for a real Hermes
@@ -28,7 +28,8 @@ Commands:
   run        (default) check a server: lmp-check [run] --url ws://host/ws …; no --url checks an in-process lmp-server
   app        judge a phone app's side of LMP (the client rules C-1 …): lmp-check app [--listen ADDR]
              [--public-url URL] [--pairing-file FILE]; pair the app by QR and follow its notifications
-  list       list the conformance specs (dry run) with rule IDs and levels
+  list       list the specs of a server run and of an app run (a dry run) with rule IDs and levels;
+             --subject server|app lists one
   rules      print the rule → specs matrix (--markdown for suites/MATRIX.md)
   fuzz       run a fuzz campaign against a server (--url; no --url fuzzes an in-process lmp-server),
              or replay a saved finding (--replay FILE)

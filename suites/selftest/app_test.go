@@ -49,7 +49,7 @@ func TestAppSelfTest(t *testing.T) {
 	}
 	slots := make(chan struct{}, appRuns)
 	t.Run("pristine", func(t *testing.T) {
-		bin, err := buildAppClient(nil, t.TempDir())
+		bin, err := mutant.BuildAppClient(nil, moduleRoot, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestAppSelfTest(t *testing.T) {
 			t.Parallel()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			bin, err := buildAppClient(&m, t.TempDir())
+			bin, err := mutant.BuildAppClient(&m, moduleRoot, t.TempDir())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,25 +101,6 @@ func TestAppSelfTest(t *testing.T) {
 			}
 		})
 	}
-}
-
-// buildAppClient builds cmd/lmp-appclient into dir, with m's overlay when
-// m is not nil.
-func buildAppClient(m *mutant.Mutant, dir string) (string, error) {
-	args := []string{"build", "-o", filepath.Join(dir, "lmp-appclient"), "-ldflags=-s -w"}
-	if m != nil {
-		ov, err := m.Overlay(moduleRoot, dir)
-		if err != nil {
-			return "", err
-		}
-		args = append(args, "-overlay", ov)
-	}
-	cmd := exec.Command("go", append(args, "github.com/loomi-lmp/lmpkit/cmd/lmp-appclient")...)
-	cmd.Dir = moduleRoot
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build lmp-appclient: %v\n%s", err, out)
-	}
-	return filepath.Join(dir, "lmp-appclient"), nil
 }
 
 // runApp runs `lmp-check app` against the app client bin, which pairs
