@@ -414,18 +414,47 @@ func receivedByName(evs []event) (map[string][]map[string]any, int) {
 	return out, n
 }
 
-// TestHookLogBound: the log keeps the newest maxHooks hooks.
+// TestHookLogBound: the log keeps the newest maxHooks hooks, and holds at
+// most a quarter more between trims.
 func TestHookLogBound(t *testing.T) {
-	var l hookLog
+	m := New(Options{})
+	l := &m.hookLog
 	const n = 2*maxHooks + 5
 	for range n {
 		l.add("on_stream_delta", map[string]any{})
 	}
-	if len(l.hooks) > maxHooks+hookSlack {
-		t.Fatalf("the log holds %d hooks", len(l.hooks))
+	if len(l.log.entries) > maxHooks+maxHooks/4 {
+		t.Fatalf("the log holds %d hooks", len(l.log.entries))
 	}
-	got := l.list()
+	got := m.Hooks()
 	if len(got) != maxHooks || got[0].Seq != n-maxHooks+1 || got[len(got)-1].Seq != n {
 		t.Fatalf("%d hooks kept, seq %d to %d", len(got), got[0].Seq, got[len(got)-1].Seq)
+	}
+}
+
+// TestBoundedLogBytes: past its byte bound the log drops its oldest
+// entries, down to the bound, and always keeps the newest, however large;
+// a cleared log numbers on.
+func TestBoundedLogBytes(t *testing.T) {
+	l := boundedLog[int64]{maxEntries: 100, maxBytes: 1000}
+	for range 10 {
+		l.add(100, func(seq int64) int64 { return seq })
+	}
+	if got := l.list(); len(got) != 10 || got[0] != 1 {
+		t.Fatalf("within the bound: %v", got)
+	}
+	for range 3 { // 1300 bytes: a quarter over, trimmed to 1000
+		l.add(100, func(seq int64) int64 { return seq })
+	}
+	if got := l.list(); len(got) != 10 || got[0] != 4 || got[9] != 13 || l.bytes != 1000 {
+		t.Fatalf("a quarter over the byte bound: %v, %d bytes", got, l.bytes)
+	}
+	l.add(5000, func(seq int64) int64 { return seq })
+	if got := l.list(); len(got) != 1 || got[0] != 14 {
+		t.Fatalf("an entry larger than the bound: %v", got)
+	}
+	l.clear()
+	if seq := l.add(1, func(seq int64) int64 { return seq }); seq != 15 || len(l.list()) != 1 {
+		t.Fatalf("after clear: seq %d, %v", seq, l.list())
 	}
 }

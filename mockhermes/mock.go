@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
@@ -144,6 +145,9 @@ func New(opts Options) *Mock {
 
 		grantedSession: make(map[string]map[string]bool),
 		grantedAlways:  make(map[string]bool),
+
+		rec:     recorder{boundedLog[driver.Call]{maxEntries: maxCalls, maxBytes: maxCallBytes}},
+		hookLog: hookLog{boundedLog[driver.Hook]{maxEntries: maxHooks, maxBytes: maxHookBytes}},
 	}
 	m.out = newDispatcher(m)
 	return m

@@ -1,7 +1,6 @@
 package mockhermes
 
 import (
-	"sync"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/driver"
@@ -14,18 +13,12 @@ const maxCalls = 10000
 
 // maxCallBytes bounds the recording in bytes (approxSize of the calls'
 // arguments), besides maxCalls in entries: handle_message carries a
-// message of up to 64 Ki characters. Once the recording is a quarter over
-// it the oldest calls go; the newest is always kept.
+// message of up to 64 Ki characters.
 const maxCallBytes = 32 << 20
 
-// recorder keeps every call the adapter made into Hermes, in order.
-type recorder struct {
-	mu    sync.Mutex
-	seq   int64
-	calls []driver.Call
-	sizes []int // approxSize of each call's arguments
-	bytes int   // their sum
-}
+// recorder keeps every call the adapter made into Hermes, in order,
+// bounded by maxCalls and maxCallBytes.
+type recorder struct{ log boundedLog[driver.Call] }
 
 func (r *recorder) add(name string, args map[string]any, result any) {
 	r.record(name, args, result, false)
@@ -38,64 +31,28 @@ func (r *recorder) addHeld(name string, args map[string]any) int64 {
 }
 
 func (r *recorder) record(name string, args map[string]any, result any, held bool) int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.seq++
 	shaped := jsonShape(args)
-	r.calls = append(r.calls, driver.Call{
-		Seq: r.seq, Name: name, Args: shaped, Result: result,
-		At: lmp.Timestamp(time.Now()), Held: held,
+	return r.log.add(approxSize(shaped), func(seq int64) driver.Call {
+		return driver.Call{Seq: seq, Name: name, Args: shaped, Result: result, At: lmp.Timestamp(time.Now()), Held: held}
 	})
-	n := approxSize(shaped)
-	r.sizes = append(r.sizes, n)
-	r.bytes += n
-	if len(r.calls) <= maxCalls && r.bytes <= maxCallBytes+maxCallBytes/4 {
-		return r.seq // trimmed a quarter over the bound, not at every call
-	}
-	drop := max(0, len(r.calls)-maxCalls)
-	for _, n := range r.sizes[:drop] {
-		r.bytes -= n
-	}
-	for r.bytes > maxCallBytes && drop < len(r.calls)-1 {
-		r.bytes -= r.sizes[drop]
-		drop++
-	}
-	if drop > 0 { // copied, so that the dropped calls' arguments can go
-		r.calls = append([]driver.Call(nil), r.calls[drop:]...)
-		r.sizes = append([]int(nil), r.sizes[drop:]...)
-	}
-	return r.seq
 }
 
 // answered gives the held call seq its result.
 func (r *recorder) answered(seq int64, result any) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i := range r.calls {
-		if r.calls[i].Seq == seq {
-			r.calls[i].Held, r.calls[i].Result = false, result
-			return
+	r.log.update(func(c *driver.Call) bool {
+		if c.Seq != seq {
+			return false
 		}
-	}
-}
-
-func (r *recorder) list() []driver.Call {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]driver.Call{}, r.calls...)
-}
-
-func (r *recorder) clear() {
-	r.mu.Lock()
-	r.calls, r.sizes, r.bytes = nil, nil, 0
-	r.mu.Unlock()
+		c.Held, c.Result = false, result
+		return true
+	})
 }
 
 // Calls returns the recorded calls, oldest first.
-func (m *Mock) Calls() []driver.Call { return m.rec.list() }
+func (m *Mock) Calls() []driver.Call { return m.rec.log.list() }
 
 // ClearCalls forgets the recorded calls; numbering continues.
-func (m *Mock) ClearCalls() { m.rec.clear() }
+func (m *Mock) ClearCalls() { m.rec.log.clear() }
 
 // none is Python's None for an empty optional string argument.
 func none(s string) any {
