@@ -84,16 +84,13 @@ var _ = conformance.Section(sectionHermes, func() {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.begin(ctx)
-		t.hook(ctx, "on_stream_start", map[string]any{"iteration": 2})
+		t.hookIn(ctx, 2, "on_stream_start", nil)
 		for _, status := range []string{"ok", "error", "blocked"} {
 			id := should.NewID("call_")
-			fire(ctx, "pre_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
-				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{}}, nil)
+			t.tool(ctx, false, "terminal", id)
 			started := must.Decode[lmp.RunToolStarted](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolStarted), match.Field("call_id", id))))
 			must.Equal("run.tool_started iteration (the model call that asked for the tool)", started.Iteration, 2)
-			fire(ctx, "post_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
-				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{},
-				"result": "r", "duration_ms": 20, "status": status, "error_type": nil, "error_message": nil}, nil)
+			t.toolStatus(ctx, true, "terminal", id, status)
 			fin := must.Decode[lmp.RunToolFinished](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolFinished), match.Field("call_id", id))))
 			must.Equal(fmt.Sprintf("run.tool_finished ok for post_tool_call status %q", status), fin.OK, status == "ok")
 			must.Equal("run.tool_finished iteration (the model call that asked for the tool)", fin.Iteration, 2)

@@ -31,13 +31,8 @@ var _ = conformance.Section(sectionTurns, func() {
 			must.That(tasks[i] != "", "the answer to session.send names no task: %s", d.Describe(ans))
 		}
 		for _, i := range []int{1, 0} {
-			t := turn{session: should.NewID("sess_"), id: should.NewID("turn_"), sender: devs[i].Device.ID}
-			fire(ctx, "pre_llm_call", map[string]any{
-				"session_id": t.session, "task_id": t.session, "turn_id": t.id, "user_message": text,
-				"conversation_history": []any{}, "is_first_turn": true, "model": "mock-model",
-				"platform": platform, "sender_id": t.sender,
-			}, nil)
-			t.hook(ctx, "on_stream_start", nil)
+			t := turn{session: should.NewID("sess_"), id: should.NewID("turn_"), sender: devs[i].Device.ID, message: text, first: true}
+			t.start(ctx)
 			st := must.Decode[lmp.RunStarted](must.Expect(ctx, devs[0], match.Type(lmp.TypeRunStarted).And(match.Field("session_id", t.session))))
 			must.Equal("task_id of the turn of "+devs[i].Name+"'s message (the task it was sent into)", st.TaskID, tasks[i])
 			t.task = st.TaskID

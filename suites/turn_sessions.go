@@ -4,7 +4,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/driver"
-	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -27,10 +26,10 @@ var _ = conformance.Section(sectionTurns, func() {
 		chat, session := should.NewID("chat_"), should.NewID("sess_")
 		_, err := drv(ctx).Session(ctx, driver.SessionRequest{TaskID: chat, SessionID: session})
 		must.Succeed(err, "driver POST %s (a session row whose origin is chat %s)", driver.RouteSession, chat)
-		t := turn{task: chat, session: session, id: should.NewID("turn_"), sender: c.Device.ID}
-		fireArgs(ctx, hermes.PreLLMCall{SessionID: session, TaskID: session, TurnID: t.id, Model: "mock-model",
-			Platform: platform, UserMessage: "[Replying to: \"the build\"]\n\nretry it " + should.NewID("")}, nil)
-		t.hook(ctx, "on_stream_start", nil)
+		// No sender_id: the turn answers no message of the device.
+		t := turn{task: chat, session: session, id: should.NewID("turn_"),
+			message: "[Replying to: \"the build\"]\n\nretry it " + should.NewID("")}
+		t.start(ctx)
 		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Type(lmp.TypeRunStarted).And(match.Field("session_id", session))))
 		must.Equal("task_id of a turn in the chat's session", st.TaskID, chat)
 		t.end(ctx, "done", nil)

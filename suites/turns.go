@@ -173,26 +173,17 @@ var _ = conformance.Section(sectionTurns, func() {
 		own := newTurn(ctx, c)
 		marker := should.NewID("foreign text ")
 		foreign := []turn{
-			{task: should.NewID("tg_chat_"), session: should.NewID("20261201_101500_"), id: should.NewID("turn_tg_")},
+			{task: should.NewID("tg_chat_"), session: should.NewID("20261201_101500_"), id: should.NewID("turn_tg_"),
+				surface: "telegram", message: "hi", first: true},
 			// A subagent of the device's turn: its own session and task id.
-			{task: own.task, session: should.NewID("20261201_101501_"), id: should.NewID("turn_sub_"), sender: own.sender},
+			{task: own.task, session: should.NewID("20261201_101501_"), id: should.NewID("turn_sub_"), sender: own.sender,
+				hermesTask: should.NewID("subagent_"), message: "hi", first: true},
 		}
-		surfaces := []string{"telegram", platform}
-		for i, f := range foreign {
-			task := f.session
-			if i == 1 {
-				task = should.NewID("subagent_")
-			}
-			fire(ctx, "pre_llm_call", map[string]any{"session_id": f.session, "task_id": task, "turn_id": f.id,
-				"user_message": "hi", "conversation_history": []any{}, "is_first_turn": true, "model": "mock-model",
-				"platform": surfaces[i], "sender_id": f.sender}, nil)
-			base := map[string]any{"turn_id": f.id, "iteration": 1, "session_id": f.session, "model": "mock-model",
-				"provider": "mock", "surface": surfaces[i]}
-			fire(ctx, "on_stream_start", base, nil)
-			fire(ctx, "on_stream_delta", base, map[string]any{"delta": marker, "kind": lmp.DeltaKindText})
-			fire(ctx, "on_stream_end", base, map[string]any{"final_text": marker, "finished": true, "error": nil})
-			fire(ctx, "on_session_end", map[string]any{"session_id": f.session, "task_id": task, "turn_id": f.id,
-				"completed": true, "interrupted": false, "model": "mock-model", "platform": surfaces[i]}, nil)
+		for _, f := range foreign {
+			f.start(ctx)
+			f.delta(ctx, marker, lmp.DeltaKindText)
+			f.end(ctx, marker, nil)
+			f.sessionEnd(ctx, true, false)
 		}
 		var soft must.Soft
 		for _, f := range afterMarker(ctx, c) {
