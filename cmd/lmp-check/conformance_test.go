@@ -4,23 +4,50 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// buildBinary builds lmp-check once for the exit-code tests.
+// built is the lmp-check binary the tests run, built once per test
+// process (buildBinary) and removed by TestMain.
+var built struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+// buildBinary returns the lmp-check binary, built on first use: every
+// test runs the same one, so the package links it once, not once a test.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "lmp-check")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "lmp-check-test-"); built.err != nil {
+			return
+		}
+		built.path = filepath.Join(built.dir, "lmp-check")
+		if out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 func runBinary(t *testing.T, bin string, args ...string) (int, string, string) {
