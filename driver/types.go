@@ -232,7 +232,9 @@ type SessionRequest struct {
 	SessionID string `json:"session_id,omitempty"`
 	Source    string `json:"source,omitempty"`
 	// ParentSessionID makes the row a subagent's session: its origin still
-	// names the chat, and an adapter never shows its turns (note 22).
+	// names the chat, and an adapter never shows its turns (note 22). Such
+	// a row, and one whose SessionID starts with bg_ (a /background run's
+	// session), does not become the chat's session.
 	ParentSessionID string `json:"parent_session_id,omitempty"`
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/hermes"
@@ -121,7 +122,9 @@ func truncateRunes(s string, n int) string {
 	return string(r[:n])
 }
 
-// SessionSeed is a row to add to the session store, or to update.
+// SessionSeed is a row to add to the session store, or to update. A row
+// with a ParentSessionID (a subagent's) or a bg_ id (a /background run's)
+// names the chat as its origin without becoming the chat's session.
 type SessionSeed struct {
 	// ChatID links the row to a Loomi chat: the chat's turns run in it from
 	// now on. Empty for a row of no chat.
@@ -157,7 +160,10 @@ func (m *Mock) SeedSession(s SessionSeed) string {
 		if id == "" {
 			id = m.newSessionID()
 		}
-		if c.sessionID != id {
+		// A subagent's or a /background run's session records the chat as
+		// its origin but never becomes the chat's session.
+		detached := s.ParentSessionID != "" || strings.HasPrefix(id, hermes.BackgroundSessionPrefix)
+		if c.sessionID != id && !detached {
 			c.sessionID, c.turns, c.history = id, 0, nil
 		}
 	}
