@@ -3,6 +3,7 @@ package lmp
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 )
 
 // Unmarshal decodes LMP JSON (a frame or a payload) into v, matching object
@@ -12,9 +13,21 @@ import (
 // field name is lowercase snake_case: a key of any other form is an unknown
 // field (V-1), and Unmarshal removes such keys before decoding.
 func Unmarshal(data []byte, v any) error {
-	if !mayHoldForeignKeys(data) {
-		return json.Unmarshal(data, v)
+	if !keysMayBeForeign(data) {
+		err := json.Unmarshal(data, v)
+		var syntax *json.SyntaxError
+		if err == nil || !errors.As(err, &syntax) || !mayHoldForeignKeys(data) {
+			return err
+		}
+		// Not JSON as a whole, yet the decoder below may read a value at
+		// its start: it decides, as it always has.
 	}
+	return unmarshalPruned(data, v)
+}
+
+// unmarshalPruned decodes data into a tree, drops every key that is not of
+// the LMP form at any depth, and decodes what is left into v.
+func unmarshalPruned(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var tree any
@@ -29,6 +42,65 @@ func Unmarshal(data []byte, v any) error {
 		return err
 	}
 	return json.Unmarshal(pruned, v)
+}
+
+// keysMayBeForeign reports whether an object key of the JSON text data may
+// be of another form than an LMP field name: it holds an upper-case ASCII
+// letter, a byte of a non-ASCII character or an escape. Only keys are
+// looked at: values, however long, are skipped by searching for their
+// closing quote. Text that is not JSON may be answered either way; the
+// caller's decoder judges it.
+func keysMayBeForeign(data []byte) bool {
+	for i := 0; i < len(data); i++ {
+		if data[i] != '"' {
+			continue
+		}
+		end, escaped := stringEnd(data, i+1)
+		if end < 0 {
+			return mayHoldForeignKeys(data) // not JSON: as the byte-wise test says
+		}
+		k := end + 1
+		for k < len(data) && (data[k] == ' ' || data[k] == '\t' || data[k] == '\n' || data[k] == '\r') {
+			k++
+		}
+		if k < len(data) && data[k] == ':' && (escaped || mayHoldForeignKeys(data[i+1:end])) {
+			return true
+		}
+		i = end
+	}
+	return false
+}
+
+// stringEnd returns the index of the quote that closes the JSON string
+// starting at data[start], -1 when there is none, and whether the string
+// holds an escape. Each byte is looked at once at most: a value of a
+// hundred thousand escapes costs what its length does.
+func stringEnd(data []byte, start int) (end int, escaped bool) {
+	for i := start; i < len(data); {
+		q := bytes.IndexByte(data[i:], '"')
+		if q < 0 {
+			return -1, escaped
+		}
+		q += i
+		b := bytes.IndexByte(data[i:q], '\\')
+		if b < 0 {
+			return q, escaped
+		}
+		escaped = true
+		j := i + b
+		for j < q {
+			if data[j] == '\\' {
+				j += 2 // the backslash and the byte it escapes
+			} else {
+				j++
+			}
+		}
+		if j == q {
+			return q, escaped // the quote closes the string
+		}
+		i = j // the quote was escaped: look on after it
+	}
+	return -1, escaped
 }
 
 // mayHoldForeignKeys is a fast test: JSON with no uppercase ASCII letter,
