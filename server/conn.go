@@ -58,6 +58,8 @@ type conn struct {
 	id  uint64
 	log *slog.Logger
 
+	readBuf readBuffer // the frame being read, owned by the reader goroutine
+
 	q        *replyQueue   // connection-scoped frames
 	ready    chan struct{} // 1-slot: wakes the writer (new event, new reply)
 	kill     chan killReq  // at most one fatal close

@@ -14,7 +14,6 @@ const pendingRequests = 16
 // request is one frame of an authenticated connection, decoded and checked
 // by the reader and served by the request goroutine.
 type request struct {
-	data    []byte
 	frame   lmp.ClientFrame
 	bad     bool   // not a JSON object with v, type and payload
 	invalid string // why its payload fails the schemas, or ""
@@ -26,7 +25,7 @@ type request struct {
 // other frame waits its turn at the request goroutine, which serves the
 // connection's frames one at a time in arrival order.
 func (c *conn) take(data []byte) {
-	r := request{data: data}
+	var r request // data is the reader's buffer: nothing of it is kept
 	if err := lmp.Unmarshal(data, &r.frame); err != nil || r.frame.Type == "" {
 		r.bad = true
 	} else {

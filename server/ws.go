@@ -100,12 +100,14 @@ func (c *conn) startAuthTimer() (stop func()) {
 // ended on a frame over the read limit. After a fatal error it keeps
 // reading, discarding frames, so that the close handshake completes.
 func (c *conn) readLoop() (tooBig bool) {
+	defer c.readBuf.release()
 	for {
 		var typ websocket.MessageType
 		var data []byte
 		var err error
+		c.readBuf.release()
 		if c.authed.Load() {
-			typ, data, err = c.ws.Read(context.Background())
+			typ, data, err = c.readBuf.read(c.ws)
 		} else {
 			typ, data, err = c.readPreAuth(context.Background())
 		}
