@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"time"
+	"unicode/utf8"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
@@ -73,6 +74,7 @@ func (g *gen) episodeOf(kind string) Episode {
 	case EpSchema:
 		add(g.helloStep(helloDevice))
 		fuzzed(1 + g.r.IntN(48))
+		ep.Steps = endingLast(ep.Steps)
 	case EpPreAuth:
 		// The first frame is not a valid hello: the server must refuse at
 		// once (note 10) and never hand out state (S-4).
@@ -114,6 +116,7 @@ func (g *gen) episodeOf(kind string) Episode {
 			p := g.object(g.s.types[lmp.TypeApprovalResolve], 0)
 			add(g.mutateFrame(g.frame(lmp.TypeApprovalResolve, p)))
 		}
+		ep.Steps = endingLast(ep.Steps)
 	case EpReplayID:
 		add(g.helloStep(helloDevice))
 		typ := g.pick([]string{lmp.TypeApprovalResolve, lmp.TypeTaskList, lmp.TypeApprovalResolve, lmp.TypeSessionSend})
@@ -135,6 +138,7 @@ func (g *gen) episodeOf(kind string) Episode {
 			s.Gen = MutBytes
 			add(s)
 		}
+		ep.Steps = endingLast(ep.Steps)
 	case EpStorm:
 		ep.Drop = true
 		add(g.helloStep(helloDevice))
@@ -149,4 +153,37 @@ func (g *gen) episodeOf(kind string) Episode {
 		}
 	}
 	return ep
+}
+
+// endingLast moves the first frame that ends the connection (binary,
+// invalid UTF-8, over the read limit: 1003, 1007, 1009) to the end of the
+// steps and drops any later one. A server reads nothing after such a frame,
+// so the frames behind it were generated and never judged; now every frame
+// of the episode reaches the server before the one that closes it.
+func endingLast(steps []Step) []Step {
+	out := steps[:0:0]
+	ending := -1
+	for i, s := range steps {
+		if !endsConnection(s) {
+			out = append(out, s)
+		} else if ending < 0 {
+			ending = i
+		}
+	}
+	if ending >= 0 {
+		out = append(out, steps[ending])
+	}
+	return out
+}
+
+// endsConnection reports whether every server must close the connection on
+// step s (T-3, RFC 6455 §8.1, the read limit).
+func endsConnection(s Step) bool {
+	switch s.Op {
+	case OpBinary:
+		return true
+	case OpText:
+		return len(s.Data) > lmp.MaxFrameBytes || !utf8.Valid(s.Data)
+	}
+	return false
 }
