@@ -2,10 +2,13 @@ package campaign_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -90,6 +93,11 @@ func (f *floorServer) serveWS(w http.ResponseWriter, r *http.Request) {
 // commit, each iteration also runs the campaign against that binary, and
 // the benchmark reports the server CPU per client frame of the checkout's
 // server divided by the baseline's, both measured in the same iteration.
+// With LMP_BASELINE_CHECK set as well, to an lmp-check binary of that
+// commit, each iteration also runs that commit's campaign against its
+// server (lmp-check fuzz, same duration, seed and connections), and the
+// benchmark reports the checkout's campaign frames/s against the checkout's
+// server divided by the baseline pair's: what a user of each commit gets.
 func BenchmarkCampaignFloor(b *testing.B) {
 	addr, pid := startServerProcess(b)
 	floor := startFloorServer(b)
@@ -107,7 +115,11 @@ func BenchmarkCampaignFloor(b *testing.B) {
 		}
 		return rep
 	}
-	var ratios, cpuRatios []float64
+	baseCheck := os.Getenv("LMP_BASELINE_CHECK")
+	if baseCheck != "" && basePID == 0 {
+		b.Fatal("LMP_BASELINE_CHECK needs LMP_BASELINE_SERVER")
+	}
+	var ratios, cpuRatios, fpsRatios []float64
 	var lmpFPS, floorFPS, srvUS, baseUS float64
 	for b.Loop() {
 		srv0 := processCPU(b, pid)
@@ -132,6 +144,11 @@ func BenchmarkCampaignFloor(b *testing.B) {
 			cpuRatios = append(cpuRatios, us/bus)
 			line += fmt.Sprintf("; baseline server %.0f frames/s, CPU %.1f µs per client frame (%.2f×)", brep.FramesPerSecond, bus, us/bus)
 		}
+		if baseCheck != "" {
+			fps := baselineCampaign(b, baseCheck, baseAddr)
+			fpsRatios = append(fpsRatios, rep.FramesPerSecond/fps)
+			line += fmt.Sprintf("; baseline campaign against its server %.0f frames/s (this ÷ baseline %.2f×)", fps, rep.FramesPerSecond/fps)
+		}
 		b.Log(line)
 	}
 	n := float64(len(ratios))
@@ -143,6 +160,33 @@ func BenchmarkCampaignFloor(b *testing.B) {
 		b.ReportMetric(baseUS/n, "baseline-cpu-us/frame")
 		b.ReportMetric(median(cpuRatios), "cpu/baseline")
 	}
+	if len(fpsRatios) > 0 {
+		b.ReportMetric(median(fpsRatios), "frames/baseline")
+	}
+}
+
+// baselineCampaign runs another commit's lmp-check fuzz against addr with
+// the benchmark's settings and returns its frames sent per second; it must
+// end with no finding.
+func baselineCampaign(b *testing.B, bin, addr string) float64 {
+	b.Helper()
+	report := filepath.Join(b.TempDir(), "report.json")
+	cmd := exec.Command(bin, "fuzz", "--url", "ws://"+addr+lmp.PathWebSocket, "--duration", "10s",
+		"--seed", "1", "--conns", "8", "--shrink-budget", "-1s", "--quiet", "--report", report, "--out", b.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("baseline campaign: %v\n%s", err, out)
+	}
+	raw, err := os.ReadFile(report)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rep struct {
+		FramesPerSecond float64 `json:"frames_per_second"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil || rep.FramesPerSecond <= 0 {
+		b.Fatalf("baseline campaign report: %v (%s)", err, raw)
+	}
+	return rep.FramesPerSecond
 }
 
 func median(v []float64) float64 {
