@@ -148,3 +148,12 @@ func afterMarker(ctx ginkgo.SpecContext, c *conformance.Conn) []client.Frame {
 func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) client.Frame {
 	return must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ)))
 }
+
+// nextReplyRun sends the event source's reply trigger into task, as a
+// session.send with its task_id, and returns the run.started of the run
+// that starts in that task.
+func nextReplyRun(ctx ginkgo.SpecContext, c *conformance.Conn, task string) lmp.RunStarted {
+	ginkgo.GinkgoHelper()
+	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
+	return must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
+}

@@ -231,12 +231,9 @@ var _ = conformance.Section(sectionRuns, func() {
 
 	conformance.It("F-5", rules.MUST, "session.send with a task_id starts its run in that task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
-		first := replyRun(ctx, c)
-		task := first.TaskID
-		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
 		// A server that ignored task_id would start the run in another
-		// task, and this wait would fail.
-		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
+		// task, and the wait for it would fail.
+		next := nextReplyRun(ctx, c, replyRun(ctx, c).TaskID)
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents)
 

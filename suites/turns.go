@@ -136,8 +136,7 @@ var _ = conformance.Section(sectionTurns, func() {
 		c := must.Pair(ctx, "device")
 		first := replyRun(ctx, c)
 		task := first.TaskID
-		sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
-		next := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted))))
+		next := nextReplyRun(ctx, c, task)
 		must.That(next.RunID != first.RunID, "the task's second reply run started as its first run %s", first.RunID)
 		must.Expect(ctx, c, match.Run(next.RunID).And(match.Terminal()))
 		// A marker in the same task: the frames of both runs were sent before it.
