@@ -56,7 +56,7 @@ func runApp(ctx context.Context, cfg AppConfig) (int, error) {
 		return ExitUsage, err
 	}
 	if !slices.ContainsFunc(judge.Specs(), sel) {
-		return ExitUsage, usagef("the selection (%s) matches no spec of an app run: see lmp-check list --subject app", selectionString(p.ReportConfig))
+		return ExitUsage, noSpec(SubjectApp, p.ReportConfig)
 	}
 	jc := cfg.Judge
 	jc.Select = sel
@@ -77,7 +77,13 @@ func runApp(ctx context.Context, cfg AppConfig) (int, error) {
 		Profile: fmt.Sprintf("app: pong within %v, actions within %v", t.PongTimeout, t.ActionTimeout),
 		Started: started.UTC().Format(time.RFC3339), Duration: time.Since(started).Seconds()}
 	fmt.Fprintln(cfg.Stdout)
-	return p.report(meta, results, SummarizeRules(results, rules.ClientRules()))
+	code, err := p.report(meta, results, SummarizeRules(results, rules.ClientRules()))
+	if err == nil && rep.NoApp {
+		// Nothing was judged: as a server run against an unreachable
+		// server, not a pass that a CI job would take for one.
+		return ExitUsage, fmt.Errorf("no app connected within %v (--pair-timeout): nothing was judged; is the app (or its test harness, --pairing-file) running and pointed at %s?", t.FirstContact, rep.Target)
+	}
+	return code, err
 }
 
 // AppResults maps an app run's outcomes to results, with a server run's

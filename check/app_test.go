@@ -99,3 +99,27 @@ func TestAppSelectionRejectsBadFilters(t *testing.T) {
 		t.Errorf("--focus 'unknown types' selected %d specs, want the 2 of that section", n)
 	}
 }
+
+// TestRunAppWithoutAnApp: when no app connects within the pairing
+// timeout, the run still writes its reports (every spec skipped, saying
+// why) but exits 2 with a line that says nothing was judged, as a server
+// run against an unreachable server does, never 0.
+func TestRunAppWithoutAnApp(t *testing.T) {
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	var out, errOut bytes.Buffer
+	tm := judge.DefaultTimings()
+	tm.FirstContact = 200 * time.Millisecond
+	code := RunApp(context.Background(), AppConfig{Judge: judge.Config{Listen: "127.0.0.1:0", Timings: tm},
+		ReportConfig: ReportConfig{JSONReport: jsonPath, Stdout: &out, Stderr: &errOut}})
+	if code != ExitUsage || !strings.Contains(errOut.String(), "no app connected within 200ms") {
+		t.Errorf("exit %d, want 2 and a line saying no app connected\n%s", code, errOut.String())
+	}
+	raw, err := os.ReadFile(jsonPath)
+	var rep JSONReport
+	if err == nil {
+		err = json.Unmarshal(raw, &rep)
+	}
+	if err != nil || rep.Counts["skipped"] != len(judge.Specs()) {
+		t.Errorf("report: %v, counts %v", err, rep.Counts)
+	}
+}

@@ -103,6 +103,22 @@ func (p *reportPlan) report(meta Meta, results []Result, sum Summary) (int, erro
 	return sum.ExitCode(), nil
 }
 
+// noSpec is the usage error of a run of subject whose selection matches
+// none of its specs. When it matches specs of the other run (a client
+// rule given to a server run, or the reverse), it names that run's
+// command.
+func noSpec(subject string, rc ReportConfig) error {
+	other, preview := SubjectApp, PreviewApp
+	if subject == SubjectApp {
+		other, preview = SubjectServer, Preview
+	}
+	if specs, err := preview(rc.LabelFilter, rc.Focus, rc.Skip); err == nil && len(specs) > 0 {
+		return usagef("the selection (%s) matches no spec of %s, but %d of %s: run %s",
+			selectionString(rc), subjectRun[subject], len(specs), subjectRun[other], subjectCommand[other])
+	}
+	return usagef("the selection (%s) matches no spec of %s: see lmp-check list --subject %s", selectionString(rc), subjectRun[subject], subject)
+}
+
 // nothingToRerun is the message and exit code of a --rerun-failed run
 // whose report holds no failure.
 func nothingToRerun(w io.Writer, command, report string) int {

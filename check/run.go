@@ -75,7 +75,7 @@ func run(ctx context.Context, cfg Config) (int, error) {
 	if report.PreRunStats.SpecsThatWillRun == 0 {
 		// Known only once Ginkgo has walked the tree: a preview first would
 		// cost the run its reporting nodes.
-		return ExitUsage, usagef("the selection (%s) matches no spec: see lmp-check list", selectionString(p.cfg.ReportConfig))
+		return ExitUsage, noSpec(SubjectServer, p.cfg.ReportConfig)
 	}
 	return reportRun(ctx, p, t, report, started)
 }

@@ -104,6 +104,9 @@ func TestNoAppEndsWithAVerdict(t *testing.T) {
 			t.Errorf("%s: %s %q, want skipped with a reason", o.Spec.Text, o.State, o.Message)
 		}
 	}
+	if !rep.NoApp {
+		t.Error("the report does not say that no app connected")
+	}
 }
 
 // TestBinaryFirstFrameIsJudged: an app whose first frame is binary gets

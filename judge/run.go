@@ -48,6 +48,9 @@ type Report struct {
 	// Target is the judge's pairing URL.
 	Target   string
 	Outcomes []Outcome // in the order of Specs()
+	// NoApp is set when no app opened a connection within the pairing
+	// timeout: every spec is skipped and nothing was judged.
+	NoApp bool
 }
 
 // judgeRun is one app run.
@@ -115,7 +118,7 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	if j.conn != nil {
 		_ = j.conn.ws.Close(1000, "lmp-check: done")
 	}
-	rep := Report{Target: ep.wsURL}
+	rep := Report{Target: ep.wsURL, NoApp: j.nconns == 0}
 	for _, s := range Specs() {
 		o, ok := j.outcomes[s.Text]
 		if !ok {

@@ -42,7 +42,7 @@ and writes the same reports as a server run. docs/app.md explains each scenario 
   lmp-check app --pairing-file p.json     a harness (or lmp-appclient) pairs from p.json
   lmp-check app --json-report r.json      then: lmp-check app --rerun-failed r.json
 
-Exit codes: 0 conformant, 1 not conformant, 2 usage error.
+Exit codes: 0 conformant, 1 not conformant, 2 usage error or no app connected within --pair-timeout.
 
 Flags:
 `)
