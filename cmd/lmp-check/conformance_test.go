@@ -98,6 +98,7 @@ func TestExitCodes(t *testing.T) {
 		{"bad expectations", []string{"--expect", filepath.Join(dir, "missing.yaml")}, 2, "--expect"},
 		{"list", []string{"list", "--label-filter", "T-2"}, 0, "[T-2]"},
 		{"selection matches no spec", []string{"--focus", "no spec says this"}, 2, `the selection (--focus "no spec says this") matches no spec`},
+		{"client rule in a server run", []string{"--label-filter", "C-3"}, 2, "matches no spec of a server run, but 2 of an app run: run lmp-check app"},
 		{"bad triggers file", []string{"--triggers", expect}, 2, "--triggers"},
 		{"missing triggers file", []string{"--triggers", filepath.Join(dir, "none.yaml")}, 2, "none.yaml"},
 		{"restart without url", []string{"--restart-cmd", "true"}, 2, "--restart-cmd needs --url"},
