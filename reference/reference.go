@@ -74,6 +74,9 @@ type Options struct {
 	// MaxDeviceConnections and MaxConnections are server.Config's; zero
 	// takes the server's defaults.
 	MaxDeviceConnections, MaxConnections int
+	// ShowForks is server.Config's: each fork of a chat's session (/btw,
+	// the background review) is shown as a run of its own.
+	ShowForks bool
 	// Dashboard serves the dashboard page at the root (loopback only, see
 	// package dashboard) and records every frame for it.
 	Dashboard bool
@@ -218,6 +221,7 @@ func Start(ctx context.Context, o Options) (*Instance, error) {
 		Name: o.Name, Version: version(), PublicURL: public, DataDir: o.DataDir, Hermes: mock,
 		Profile: o.Profile, TLSFingerprint: fp, Logger: log, Observer: observer,
 		MaxDeviceConnections: o.MaxDeviceConnections, MaxConnections: o.MaxConnections,
+		ShowForks: o.ShowForks,
 	})
 	if err != nil {
 		closeListeners()

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/hermes"
+	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // Task identity (notes 18, 19 and 22). A task is one of the adapter's
@@ -196,10 +197,52 @@ func (s *Server) runForTurnLocked(turn, chat, session string) *runState {
 // turn_id of its own and never fires on_session_end. Forks are not shown as
 // runs: one could never be ended on Hermes' word, and it must neither end
 // the chat's run nor take its hooks. What a fork delivers through send()
-// reaches the phone once, as a notification. Called with runs.mu held.
+// reaches the phone once, as a notification. With Config.ShowForks a
+// fork is a run of its own in the chat instead (forkRunLocked). Called
+// with runs.mu held.
 func (s *Server) hookRunLocked(turn, session string) *runState {
 	if r, ok := s.runs.byID.Get(runID(turn)); ok && r.session == session {
 		return r
 	}
+	if chat, ok := s.runs.sessions.Get(session); ok && s.cfg.ShowForks {
+		return s.forkRunLocked(turn, chat, session)
+	}
 	return nil
+}
+
+// forkRunLocked makes the run of a fork of chat's session (Config.ShowForks):
+// a run of the chat that is not the chat's open run, so that it neither
+// ends the chat's run nor is ended by the chat's next turn. Called with
+// runs.mu held.
+func (s *Server) forkRunLocked(turn, chat, session string) *runState {
+	s.runs.chatLocked(chat)
+	r := s.runs.newRunLocked(turn, chat, session)
+	r.fork = true
+	s.armIdleLocked(r)
+	return r
+}
+
+// armForkEndLocked ends a fork's run FinalReplyWait after a successful
+// model call, unless a later hook of the fork came (then it waits that long
+// after it) or a model call of it is streaming (then the idle net watches
+// it again). Hermes fires no on_session_end for a fork. Called with
+// runs.mu held.
+func (s *Server) armForkEndLocked(r *runState) {
+	wait := s.cfg.FinalReplyWait
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+	r.timer = time.AfterFunc(wait, func() {
+		s.runs.mu.Lock()
+		defer s.runs.mu.Unlock()
+		switch {
+		case r.ended:
+		case r.calling:
+			s.armIdleLocked(r)
+		case time.Since(r.touched) < wait:
+			r.timer.Reset(wait - time.Since(r.touched))
+		default:
+			s.completeLocked(r, lmp.RunStatusCompleted, r.bestText(), true)
+		}
+	})
 }

@@ -37,6 +37,14 @@ type Config struct {
 	// RunIdleTimeout (DefaultRunIdleTimeout) ends a run none of whose
 	// hooks came for that long (note 17).
 	FinalReplyWait, RunIdleTimeout time.Duration
+	// ShowForks shows each fork of a chat's session (a turn_id with no
+	// pre_llm_call: /btw, the background memory and skill review) as a run
+	// of its own in the chat, beside the chat's run, which it neither ends
+	// nor feeds. Hermes never says when a fork ends: its run completes
+	// FinalReplyWait after a successful on_stream_end with no later hook
+	// of it (or by the RunIdleTimeout net). Off by default: forks are not
+	// shown (docs/protocol.md, note 22); an app must handle either.
+	ShowForks bool
 	// SendQueue (DefaultSendQueue) is the number of connection-scoped
 	// frames (replies, errors, pings) queued per connection; durable events
 	// are not queued. When it is full the connection's next request waits

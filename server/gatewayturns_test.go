@@ -1,11 +1,14 @@
 package server_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/server"
 )
 
 // Turns the gateway shapes or starts itself (hermes.md, "Turns"; note 22),
@@ -156,5 +159,54 @@ func TestReviewBeforeTheFinalReply(t *testing.T) { // note 22, note 20
 	if done := decode[lmp.RunCompleted](t, fs[2]); done.Status != lmp.RunStatusCompleted || done.Text != "short answer." {
 		t.Fatalf("run.completed %+v, want the final reply's text", done)
 	}
+	quiet(t, e, c, "")
+}
+
+// With Config.ShowForks a fork is a run of its own in the chat: /btw
+// mid-turn and the review after it each get run.started and, since Hermes
+// never says when a fork ends, run.completed FinalReplyWait after their
+// last successful model call. The chat's run goes on beside them, takes
+// none of their hooks and ends on its own turn's word.
+func TestShowForksShowsEachForkAsARunOfItsOwn(t *testing.T) { // note 22, note 6
+	e, c, h := newChatTurn(t, "s_main", "t_main", func(c *server.Config) {
+		c.ShowForks = true
+		c.FinalReplyWait = 50 * time.Millisecond
+	})
+	h.start(1)
+	h.delta(1, "working ")
+
+	btw := h
+	btw.turn = "t_btw"
+	btw.start(1)
+	btw.delta(1, "side answer")
+	btw.end(1, "side answer", nil)
+	e.srv.Send(context.Background(), h.chat, "side answer", nil) // the /btw answer
+	fs := runFrames(t, c, "run_t_btw")
+	wantTypes(t, fs, "run.started", "run.delta", "run.completed")
+	if st := decode[lmp.RunStarted](t, fs[0]); st.TaskID != h.chat {
+		t.Fatalf("the fork's run.started task_id %q, want the chat %q", st.TaskID, h.chat)
+	}
+	if done := decode[lmp.RunCompleted](t, fs[2]); done.Text != "side answer" || done.Status != lmp.RunStatusCompleted {
+		t.Fatalf("the fork's run.completed %+v", done)
+	}
+
+	h.delta(1, "on it")
+	h.end(1, "working on it", nil)
+	h.sessionEnd(true, false)
+	h.reply("working on it")
+	fs = runFrames(t, c, "run_t_main")
+	wantTypes(t, fs, "run.started", "run.delta", "run.delta", "run.completed")
+
+	review := h
+	review.turn = "t_review"
+	review.start(1)
+	review.preTool("memory", "call_mem")
+	review.postTool("memory", "call_mem", "ok", 3)
+	review.end(1, "", nil)
+	fs = runFrames(t, c, "run_t_review")
+	wantTypes(t, fs, "run.started", "run.tool_started", "run.tool_finished", "run.completed")
+
+	// The /btw answer once, as a notification, and nothing else.
+	expectType[lmp.Notification](t, c)
 	quiet(t, e, c, "")
 }

@@ -143,6 +143,7 @@ func (s *Server) onStreamStart(k kwargs) error {
 	return s.withRun(streamTurn(a.StreamBase), func(r *runState) {
 		s.startLocked(r)
 		r.callErr = "" // a model call after a failed one is Hermes' retry
+		r.calling = r.fork
 		r.iteration = max(r.iteration, a.Iteration)
 	})
 }
@@ -206,6 +207,12 @@ func (s *Server) onStreamEnd(k kwargs) error {
 		r.callErr = errText
 		if errText == "" && finalText != "" {
 			r.finalText = finalText
+		}
+		if r.fork {
+			r.calling = false
+			if errText == "" && a.Finished {
+				s.armForkEndLocked(r)
+			}
 		}
 	})
 }

@@ -54,6 +54,8 @@ type runState struct {
 	streamIt  int             // the iteration streamed holds
 
 	awaitingReply bool      // Hermes reported the turn completed; its final reply has not come
+	fork          bool      // a fork of the chat's session, shown with Config.ShowForks
+	calling       bool      // a fork's model call is streaming
 	touched       time.Time // the latest hook of the turn
 	timer         *time.Timer
 }

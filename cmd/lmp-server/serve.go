@@ -41,6 +41,7 @@ func serve(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Script, "script", "", "mock Hermes scenario file to load")
 	quirks := fs.String("hermes-quirks", "", "deliver every scenario's stream hooks as a loaded Hermes may: interleave, reorder, drop=N, duplicate (beyond Hermes) (comma-separated)")
 	fs.BoolVar(&o.HermesReasoningDeltas, "hermes-reasoning", true, "the mock Hermes sends reasoning deltas to plugins (plugins.stream_reasoning_deltas, off in a default Hermes)")
+	fs.BoolVar(&o.ShowForks, "show-forks", false, "show each fork of a chat's session (/btw, the background review) as a run of its own, not only its send() (note 22); apps must handle either")
 	fs.BoolVar(&o.HermesCrosstalk, "hermes-crosstalk", true, "the mock Hermes plays Telegram and subagent turns beside every scenario, as a real Hermes process does; phones must never see them")
 	fs.StringVar(&o.HermesBusyInput, "hermes-busy-input", mockhermes.BusyInterrupt, "what a message to a busy chat does: interrupt (Hermes' default) or queue")
 	fs.StringVar(&o.HermesProfile, "hermes-profile", "", "the Hermes profile the mock's gateway runs Loomi chats under, as one that multiplexes profiles does: session keys agent:NAME:loomi:dm:… (empty: the default profile, agent:main:…)")
