@@ -20,8 +20,8 @@ import (
 // names no approval. Whatever an adapter does to tell which approval a
 // hook answers, resolving one of them must leave the others pending.
 
-var _ = conformance.Section(sectionApprovalQueue, func() {
-	conformance.It("M-3,F-8", rules.MUST, "of two approvals pending in a task, resolving the newer leaves the older pending for its own choice", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionApprovalQueue, func(specs *conformance.Specs) {
+	specs.It("M-3,F-8", rules.MUST, "of two approvals pending in a task, resolving the newer leaves the older pending for its own choice", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 2)
 		older := queuedApproval(ctx, "", devs...)
 		newer := queuedApproval(ctx, older.TaskID, devs...)
@@ -53,7 +53,7 @@ var _ = conformance.Section(sectionApprovalQueue, func() {
 	// whose pre_llm_call named no chat of the adapter's. Its turn_id names
 	// the turn all the same. The run an approval belongs to is a preferred
 	// answer (note 17: a run is a turn), so SHOULD.
-	conformance.It("H-3", rules.SHOULD, "an approval that is the first hook of its turn belongs to that turn's run (note 17)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-3", rules.SHOULD, "an approval that is the first hook of its turn belongs to that turn's run (note 17)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{TaskID: t.task, TurnID: t.id, ToolCallID: "call_early",

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/onsi/ginkgo/v2"
+
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
@@ -26,6 +28,7 @@ type queued struct {
 // approval.required. Hermes waits a minute for it, so that it cannot time
 // out while the spec runs on a loaded machine.
 func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn) queued {
+	ginkgo.GinkgoHelper()
 	cmd := "rm -rf /tmp/" + should.NewID("q")
 	res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{TaskID: task, Command: cmd, Description: "queued",
 		TimeoutMS: time.Minute.Milliseconds()})
@@ -42,6 +45,7 @@ func queuedApproval(ctx context.Context, task string, devs ...*conformance.Conn)
 // seen what it needs, and defer it too: a spec that failed still frees
 // Hermes, and releasing twice is no error.
 func holdApprovalResolve(ctx context.Context, a conformance.Approval, d time.Duration) (release func() error) {
+	ginkgo.GinkgoHelper()
 	hold, err := drv(ctx).Hold(ctx, driver.HoldRequest{Call: "resolve_gateway_approval",
 		Args: map[string]any{"session_key": a.SessionKey}, TimeoutMS: d.Milliseconds()})
 	must.Succeed(err, "driver hold")
@@ -58,6 +62,7 @@ func holdApprovalResolve(ctx context.Context, a conformance.Approval, d time.Dur
 // approval (hermes.md: no approval or request id kwarg), so the approval
 // is told by its session key and its command, which the spec makes unique.
 func awaitApprovalAnswered(ctx context.Context, sessionKey, command string) string {
+	ginkgo.GinkgoHelper()
 	h := eventuallyHook(ctx, "post_approval_response", func(h driver.Hook) bool {
 		return h.Kwargs["session_key"] == sessionKey && h.Kwargs["command"] == command
 	})

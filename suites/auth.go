@@ -50,19 +50,19 @@ var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Con
 	return nil
 })
 
-var _ = conformance.Section(sectionAuth, func() {
-	conformance.It("S-4", rules.MUST, "an unauthenticated connection is closed within the auth timeout (10 s by the spec)", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionAuth, func(specs *conformance.Specs) {
+	specs.It("S-4", rules.MUST, "an unauthenticated connection is closed within the auth timeout (10 s by the spec)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, authTimeoutProbe)
 		limit := profile(ctx).AuthTimeout
 		must.That(authTimeout.after <= limit+slack(limit), "an unauthenticated connection was closed after %v, the auth timeout is %v", authTimeout.after.Round(time.Millisecond), limit)
 	}, conformance.Timer, ginkgo.SpecTimeout(90*time.Second))
 
-	conformance.It("S-4", rules.INFO, "the auth timeout sends a fatal auth_timeout error and closes with 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("S-4", rules.INFO, "the auth timeout sends a fatal auth_timeout error and closes with 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, authTimeoutProbe)
 		expectCodes(should.Refusal{Error: authTimeout.err, Close: authTimeout.close}, lmp.CodeAuthTimeout, lmp.ClosePolicyViolation)
 	}, conformance.Timer, ginkgo.SpecTimeout(90*time.Second))
 
-	conformance.It("P-8", rules.MUST, "a wrong credential does not authenticate: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+	specs.It("P-8", rules.MUST, "a wrong credential does not authenticate: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		c := must.Dial(ctx, "impostor")
 		_, err := c.Hello(ctx, lmp.Hello{DeviceID: a.Device.ID, Credential: a.Device.Credential[:len(a.Device.Credential)-4] + "AAAA"})
@@ -70,7 +70,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		must.Refused(ctx, c, err, "hello with a wrong credential")
 	})
 
-	conformance.It("P-8", rules.INFO, "a wrong credential gets invalid_credential and close 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("P-8", rules.INFO, "a wrong credential gets invalid_credential and close 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		c := must.Dial(ctx, "impostor")
 		_, err := c.Hello(ctx, lmp.Hello{DeviceID: a.Device.ID, Credential: should.NewID("wrong")})
@@ -78,7 +78,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		expectCodes(should.AwaitRefusal(ctx, c, err), lmp.CodeInvalidCredential, lmp.ClosePolicyViolation)
 	})
 
-	conformance.It("S-5", rules.MUST, "a revoked device can no longer connect, and its open connections end", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.MUST, "a revoked device can no longer connect, and its open connections end", func(ctx ginkgo.SpecContext) {
 		first := must.Pair(ctx, "device")
 		second := must.Connect(ctx, "device, second connection", first.Device, nil)
 		revoke(ctx, first.Device.ID)
@@ -92,7 +92,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		must.Closed(ctx, conformance.Wait(), second)
 	})
 
-	conformance.It("S-5", rules.MUST, "a revoked device stays revoked after a clean restart", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.MUST, "a revoked device stays revoked after a clean restart", func(ctx ginkgo.SpecContext) {
 		conformance.RequireStop(ctx, conformance.Graceful)
 		a := must.Pair(ctx, "device")
 		revoke(ctx, a.Device.ID)
@@ -103,7 +103,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		must.Refused(ctx, c, err, "hello of a device revoked before the restart")
 	}, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 
-	conformance.It("P-8", rules.MUST, "a device_id with another device's credential does not authenticate: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+	specs.It("P-8", rules.MUST, "a device_id with another device's credential does not authenticate: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		b := must.Pair(ctx, "other device")
 		c := must.Dial(ctx, "device with the other's credential")
@@ -112,7 +112,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		must.Refused(ctx, c, err, "hello with another device's credential")
 	})
 
-	conformance.It("S-5", rules.INFO, "a revoked device gets device_revoked and close 1008, on its open connection too (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.INFO, "a revoked device gets device_revoked and close 1008, on its open connection too (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, c, err := revokedHello(ctx)
 		var soft must.Soft
 		r := should.AwaitRefusal(ctx, c, err)
@@ -123,7 +123,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		soft.Done()
 	})
 
-	conformance.It("F-2", rules.MUST, "the first frame must be hello: a request before hello is not served", func(ctx ginkgo.SpecContext) {
+	specs.It("F-2", rules.MUST, "the first frame must be hello: a request before hello is not served", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		must.Send(ctx, c, lmp.TaskList{RequestID: "before-hello"})
 		// A refusal (an error, or the connection's end) comes first; a
@@ -132,19 +132,19 @@ var _ = conformance.Section(sectionAuth, func() {
 		must.That(err != nil || f.Type == lmp.TypeError, "a task.list before hello was served: %s", c.Describe(f))
 	})
 
-	conformance.It("F-2", rules.SHOULD, "a first frame that is not hello is refused at once: a fatal error, then a close (note 10)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-2", rules.SHOULD, "a first frame that is not hello is refused at once: a fatal error, then a close (note 10)", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		must.Refused(ctx, c, nil, "ping before hello")
 	})
 
-	conformance.It("F-2", rules.INFO, "a first frame that is not hello gets hello_required and close 1002 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-2", rules.INFO, "a first frame that is not hello gets hello_required and close 1002 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		expectCodes(should.AwaitRefusal(ctx, c, nil), lmp.CodeHelloRequired, lmp.CloseProtocolError)
 	})
 
-	conformance.It("F-2", rules.SHOULD, "a second hello gets a non-fatal error and the connection stays authenticated (note 16)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-2", rules.SHOULD, "a second hello gets a non-fatal error and the connection stays authenticated (note 16)", func(ctx ginkgo.SpecContext) {
 		a := secondHello(ctx)
 		f := must.Expect(ctx, a, match.Type(lmp.TypeError, lmp.TypeHelloOK))
 		must.That(f.Type == lmp.TypeError, "a second hello was answered with %s", a.Describe(f))
@@ -156,7 +156,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		soft.Done()
 	})
 
-	conformance.It("F-2", rules.INFO, "a second hello gets error already_authenticated (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-2", rules.INFO, "a second hello gets error already_authenticated (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a := secondHello(ctx)
 		f := must.Expect(ctx, a, match.Type(lmp.TypeError, lmp.TypeHelloOK))
 		must.That(f.Type == lmp.TypeError, "a second hello was answered with %s", a.Describe(f))
@@ -164,7 +164,7 @@ var _ = conformance.Section(sectionAuth, func() {
 	})
 })
 
-var _ = conformance.Section(sectionAuth, func() {
+var _ = conformance.Section(sectionAuth, func(specs *conformance.Specs) {
 	// A phone often reconnects before its old connection has ended; the
 	// old one's end must leave the new one among the device's open
 	// connections, which a revocation ends. Whether a server that loses the
@@ -172,7 +172,7 @@ var _ = conformance.Section(sectionAuth, func() {
 	// when it handles the old one's end, which the wire does not show: the
 	// spec tries several devices, so that such a server shows it in one of
 	// them. A correct server passes every round.
-	conformance.It("S-5", rules.MUST, "a revoked device's connection ends, also one opened before its previous connection ended", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.MUST, "a revoked device's connection ends, also one opened before its previous connection ended", func(ctx ginkgo.SpecContext) {
 		const rounds = 8
 		for i := range rounds {
 			old := must.Pair(ctx, fmt.Sprintf("device %d", i+1))
@@ -185,7 +185,7 @@ var _ = conformance.Section(sectionAuth, func() {
 		}
 	})
 
-	conformance.It("S-5", rules.MUST, "a device revoked while offline can no longer connect", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.MUST, "a device revoked while offline can no longer connect", func(ctx ginkgo.SpecContext) {
 		online := must.Pair(ctx, "device online at its revocation")
 		offline := must.Pair(ctx, "device offline at its revocation")
 		must.Succeed(offline.Close())

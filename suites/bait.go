@@ -3,6 +3,8 @@ package suites
 import (
 	"context"
 
+	"github.com/onsi/ginkgo/v2"
+
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -24,6 +26,7 @@ const maxLeaksShown = 20
 // likely logs about the last pairing, none of it secret: the device ID
 // and the fingerprints of its token and credential.
 func temptLogging(ctx context.Context) []string {
+	ginkgo.GinkgoHelper()
 	tok := must.Token(ctx)
 	a, err := should.PairWith(ctx, "device", tok)
 	must.Succeed(err)
@@ -52,6 +55,7 @@ func temptLogging(ctx context.Context) []string {
 // device watches. Refusals are judged elsewhere; this only collects what
 // came back. It returns the connections whose frames remain to scan.
 func temptFrames(ctx context.Context) []*conformance.Conn {
+	ginkgo.GinkgoHelper()
 	watcher := must.Pair(ctx, "watching device")
 	tok := must.Token(ctx)
 	a, err := should.PairWith(ctx, "device", tok)

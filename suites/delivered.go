@@ -24,6 +24,7 @@ import (
 // keep accepts, and returns it. When none comes within the usual bound,
 // the failure names the hooks of that name delivered instead.
 func eventuallyHook(ctx context.Context, name string, keep func(driver.Hook) bool) driver.Hook {
+	ginkgo.GinkgoHelper()
 	var found driver.Hook
 	var named []driver.Call
 	waited, ok := pollDriver(ctx, func() bool {

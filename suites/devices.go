@@ -16,14 +16,14 @@ import (
 // is all these specs look for. A server that prints JSON, a table or
 // anything else naming the ids passes.
 
-var _ = conformance.Section(sectionDevices, func() {
-	conformance.It("S-5", rules.MUST, "a freshly paired device is listed by its device_id", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionDevices, func(specs *conformance.Specs) {
+	specs.It("S-5", rules.MUST, "a freshly paired device is listed by its device_id", func(ctx ginkgo.SpecContext) {
 		requireList(ctx)
 		a := must.Pair(ctx, "device")
 		mustList(ctx, "right after the pairing", a)
 	})
 
-	conformance.It("S-5", rules.MUST, "two devices paired one after the other are both listed", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.MUST, "two devices paired one after the other are both listed", func(ctx ginkgo.SpecContext) {
 		requireList(ctx)
 		// Both with the same device_info, as two phones of one model are.
 		a := must.Pair(ctx, "first device")
@@ -31,7 +31,7 @@ var _ = conformance.Section(sectionDevices, func() {
 		mustList(ctx, "with two devices paired", a, b)
 	})
 
-	conformance.It("S-5", rules.MUST, "a paired device that has gone offline is still listed", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.MUST, "a paired device that has gone offline is still listed", func(ctx ginkgo.SpecContext) {
 		requireList(ctx)
 		// A lost phone is offline: revoking it is what the listing is for.
 		gone := must.Pair(ctx, "device gone offline")
@@ -44,7 +44,7 @@ var _ = conformance.Section(sectionDevices, func() {
 
 	for _, how := range []conformance.Stop{conformance.Graceful, conformance.Kill} {
 		what := map[conformance.Stop]string{conformance.Graceful: "a clean restart", conformance.Kill: "a kill -9"}[how]
-		conformance.It("S-5", rules.MUST, "a device paired before "+what+" is still listed after it", func(ctx ginkgo.SpecContext) {
+		specs.It("S-5", rules.MUST, "a device paired before "+what+" is still listed after it", func(ctx ginkgo.SpecContext) {
 			conformance.RequireStop(ctx, how)
 			requireList(ctx)
 			a := must.Pair(ctx, "device paired before the "+string(how))
@@ -53,7 +53,7 @@ var _ = conformance.Section(sectionDevices, func() {
 		}, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 	}
 
-	conformance.It("S-5", rules.MUST, "revoking a device leaves the other devices listed", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.MUST, "revoking a device leaves the other devices listed", func(ctx ginkgo.SpecContext) {
 		requireList(ctx)
 		// The revoked device is the older one: a listing that stops at it
 		// loses the newer one.
@@ -65,7 +65,7 @@ var _ = conformance.Section(sectionDevices, func() {
 		mustList(ctx, "after the other device's revocation", kept)
 	})
 
-	conformance.It("S-5", rules.INFO, "a revoked device stays listed (lmp-server's choice: the spec does not say whether it goes)", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.INFO, "a revoked device stays listed (lmp-server's choice: the spec does not say whether it goes)", func(ctx ginkgo.SpecContext) {
 		requireList(ctx)
 		a := must.Pair(ctx, "device")
 		revoke(ctx, a.Device.ID)
@@ -75,7 +75,7 @@ var _ = conformance.Section(sectionDevices, func() {
 	})
 
 	// INFO: S-1 binds only the logs; lmp-server's listing prints neither.
-	conformance.It("S-5", rules.INFO, "the device listing prints no token or credential", func(ctx ginkgo.SpecContext) {
+	specs.It("S-5", rules.INFO, "the device listing prints no token or credential", func(ctx ginkgo.SpecContext) {
 		requireList(ctx)
 		a := must.Pair(ctx, "device")
 		out := listing(ctx)

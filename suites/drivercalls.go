@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/onsi/ginkgo/v2"
+
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/must"
@@ -22,6 +24,7 @@ func drv(ctx context.Context) *driver.Client { return target(ctx).Driver() }
 // notify sends a notification through the adapter's send() into chat and
 // returns its unique title.
 func notify(ctx context.Context, chat string) string {
+	ginkgo.GinkgoHelper()
 	title := should.NewID("note-")
 	res, err := drv(ctx).Send(ctx, driver.SendRequest{ChatID: chat, Content: "text of " + title,
 		Metadata: map[string]any{"category": "result", "title": title, "source": "conformance", "requires_attention": true}})
@@ -32,6 +35,7 @@ func notify(ctx context.Context, chat string) string {
 
 // calls returns the recorded Hermes calls named name for which keep is true.
 func calls(ctx context.Context, name string, keep func(driver.Call) bool) []driver.Call {
+	ginkgo.GinkgoHelper()
 	list, err := drv(ctx).Calls(ctx)
 	must.Succeed(err, "driver calls")
 	var out []driver.Call
@@ -47,6 +51,7 @@ func calls(ctx context.Context, name string, keep func(driver.Call) bool) []driv
 // they do not come within the usual bound, the failure says how many came
 // and what the calls of that name carried instead.
 func eventuallyCalls(ctx context.Context, n int, name string, keep func(driver.Call) bool) []driver.Call {
+	ginkgo.GinkgoHelper()
 	var all, got []driver.Call
 	waited, ok := pollDriver(ctx, func() bool {
 		all = calls(ctx, name, nil)

@@ -23,8 +23,8 @@ import (
 // Boundaries and negative space of rules whose first specs check the
 // plain case: each spec here states the edge it probes.
 
-var _ = conformance.Section(sectionPairing, func() {
-	conformance.It("P-2,P-3", rules.MUST, "the url of the pairing JSON is a WebSocket URL where its token pairs a device", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionPairing, func(specs *conformance.Specs) {
+	specs.It("P-2,P-3", rules.MUST, "the url of the pairing JSON is a WebSocket URL where its token pairs a device", func(ctx ginkgo.SpecContext) {
 		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
 		opts := *target(ctx).DialOptions()
@@ -36,7 +36,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		must.Succeed(err, "pair through the pairing JSON's url %s", pr.URL)
 	})
 
-	conformance.It("P-7", rules.MUST, "a credential is fresh: not the token, not derived from it, different for every device", func(ctx ginkgo.SpecContext) {
+	specs.It("P-7", rules.MUST, "a credential is fresh: not the token, not derived from it, different for every device", func(ctx ginkgo.SpecContext) {
 		seen := map[string]bool{}
 		for i := range 3 {
 			tok := must.Token(ctx)
@@ -58,8 +58,8 @@ var _ = conformance.Section(sectionPairing, func() {
 	})
 })
 
-var _ = conformance.Section(sectionPairing, func() {
-	conformance.It("P-6", rules.SHOULD, "a token sent with a bare device_id, without credential, is refused too (note 9)", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionPairing, func(specs *conformance.Specs) {
+	specs.It("P-6", rules.SHOULD, "a token sent with a bare device_id, without credential, is refused too (note 9)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		c := must.Dial(ctx, "token with a bare device_id")
 		_, err := c.Hello(ctx, lmp.Hello{Token: must.Token(ctx), DeviceID: a.Device.ID})
@@ -67,8 +67,8 @@ var _ = conformance.Section(sectionPairing, func() {
 	})
 })
 
-var _ = conformance.Section(sectionAuth, func() {
-	conformance.It("S-5", rules.MUST, "a revoked device's hello is refused with a fatal error, then the connection closes", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionAuth, func(specs *conformance.Specs) {
+	specs.It("S-5", rules.MUST, "a revoked device's hello is refused with a fatal error, then the connection closes", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		revoke(ctx, a.Device.ID)
 		c := must.Dial(ctx, "revoked device")
@@ -77,14 +77,14 @@ var _ = conformance.Section(sectionAuth, func() {
 	})
 })
 
-var _ = conformance.Section(sectionVersioning, func() {
-	conformance.It("V-2", rules.MUST, "an unsupported protocol_version is refused with a fatal error, then the connection closes", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionVersioning, func(specs *conformance.Specs) {
+	specs.It("V-2", rules.MUST, "an unsupported protocol_version is refused with a fatal error, then the connection closes", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "version 2 client")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 2, Token: must.Token(ctx)})
 		expectFatalRefusal(ctx, c, err, "protocol_version 2")
 	})
 
-	conformance.It("V-1", rules.MUST, "an unknown client frame type gets no answer at all: no error, and the connection keeps working", func(ctx ginkgo.SpecContext) {
+	specs.It("V-1", rules.MUST, "an unknown client frame type gets no answer at all: no error, and the connection keeps working", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": "future." + should.NewID("type"), "payload": map[string]any{"x": 1}})
 		must.Send(ctx, c, lmp.Ping{})
@@ -94,7 +94,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		}
 	})
 
-	conformance.It("V-1", rules.MUST, "unknown fields in payloads and envelopes of session.send and task.list are ignored", func(ctx ginkgo.SpecContext) {
+	specs.It("V-1", rules.MUST, "unknown fields in payloads and envelopes of session.send and task.list are ignored", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("v1-")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeSessionSend, "x_future": true,
@@ -109,10 +109,10 @@ var _ = conformance.Section(sectionVersioning, func() {
 	})
 })
 
-var _ = conformance.Section(sectionTaskList, func() {
+var _ = conformance.Section(sectionTaskList, func(specs *conformance.Specs) {
 	// status_filter's words are the reference server's (note 21): the
 	// tasklist section observes them at INFO.
-	conformance.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2, 3 and 7)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-9", rules.MUST, "task.list returns exactly limit rows when more tasks exist (limit 1, 2, 3 and 7)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for range 8 {
 			_, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: "limit " + should.NewID("")})
@@ -125,8 +125,8 @@ var _ = conformance.Section(sectionTaskList, func() {
 	}, conformance.NeedsDriver)
 })
 
-var _ = conformance.Section(sectionIdempotency, func() {
-	conformance.It("I-1", rules.MUST, "a request_id repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionIdempotency, func(specs *conformance.Specs) {
+	specs.It("I-1", rules.MUST, "a request_id repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		text := "/mock help " + should.NewID("")
 		rid := should.NewID("rq-")
@@ -143,8 +143,8 @@ var _ = conformance.Section(sectionIdempotency, func() {
 	}, conformance.NeedsDriver)
 })
 
-var _ = conformance.Section(sectionIdempotency, func() {
-	conformance.It("I-1", rules.MUST, "once the request_id window is full, the newest request_id is still remembered", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionIdempotency, func(specs *conformance.Specs) {
+	specs.It("I-1", rules.MUST, "once the request_id window is full, the newest request_id is still remembered", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		n := profile(ctx).RequestIDWindow
 		prefix := should.NewID("wn-")
@@ -165,8 +165,8 @@ var _ = conformance.Section(sectionIdempotency, func() {
 	}, conformance.NeedsDriver, ginkgo.SpecTimeout(time.Minute))
 })
 
-var _ = conformance.Section(sectionRuns, func() {
-	conformance.It("F-1,F-6", rules.MUST, "a cancelled run ends with a terminal frame whose status is one of completed, failed, cancelled", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionRuns, func(specs *conformance.Specs) {
+	specs.It("F-1,F-6", rules.MUST, "a cancelled run ends with a terminal frame whose status is one of completed, failed, cancelled", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		run := startLongRun(ctx, c).Started
 		must.Send(ctx, c, lmp.RunCancel{RunID: run.RunID})
@@ -176,11 +176,11 @@ var _ = conformance.Section(sectionRuns, func() {
 	}, conformance.NeedsEvents)
 })
 
-var _ = conformance.Section(sectionMultiDevice, func() {
+var _ = conformance.Section(sectionMultiDevice, func(specs *conformance.Specs) {
 	// The spec asks that the other devices get approval.resolved, not that
 	// they get it once: sending it once is the reference server's choice
 	// (docs/protocol.md), an INFO observation (note 21).
-	conformance.It("M-3", rules.INFO, "one approval.resolved per approval and device, even when Hermes' hook follows (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("M-3", rules.INFO, "one approval.resolved per approval and device, even when Hermes' hook follows (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
 		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ID)))
@@ -204,7 +204,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-3,M-3", rules.MUST, "an approval resolved on another surface is announced to every device with approval.resolved", func(ctx ginkgo.SpecContext) {
+	specs.It("H-3,M-3", rules.MUST, "an approval resolved on another surface is announced to every device with approval.resolved", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, time.Minute)
 		must.Succeed(drv(ctx).Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{

@@ -14,8 +14,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionEnvelope, func() {
-	conformance.It("E-1,E-3,E-4,F-1", rules.MUST, "connection frames carry the full envelope with event_id e_<seq> and validate against the schemas", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionEnvelope, func(specs *conformance.Specs) {
+	specs.It("E-1,E-3,E-4,F-1", rules.MUST, "connection frames carry the full envelope with event_id e_<seq> and validate against the schemas", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))
@@ -31,7 +31,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 
 	// A refusal is written apart from every other frame, just before the
 	// close; a server may also close without one, which passes.
-	conformance.It("E-1,E-3", rules.MUST, "the error frame of a refused hello carries the full envelope too", func(ctx ginkgo.SpecContext) {
+	specs.It("E-1,E-3", rules.MUST, "the error frame of a refused hello carries the full envelope too", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		c.LearnSecret(conformance.SecretToken, tok)
@@ -51,7 +51,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 
 	// Revocation ends a connection that has had events: its error frame,
 	// if it sends one, is numbered among them. A close alone passes.
-	conformance.It("E-1,E-2,E-3", rules.MUST, "the error ending a revoked device's connection has the full envelope, no seq below earlier events", func(ctx ginkgo.SpecContext) {
+	specs.It("E-1,E-2,E-3", rules.MUST, "the error ending a revoked device's connection has the full envelope, no seq below earlier events", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		high := highestSeq(c, takeBatch(ctx, c, notifications(ctx, c, 2)))
 		revoke(ctx, c.Device.ID)
@@ -65,7 +65,7 @@ var _ = conformance.Section(sectionEnvelope, func() {
 		must.That(f.Seq >= high, "the error frame ending the connection has seq %d, below seq %d of a durable event sent before it (E-2)", f.Seq, high)
 	}, conformance.NeedsEvents)
 
-	conformance.It("E-2", rules.SHOULD, "connection-scoped frames carry the device's current seq without advancing it (note 2)", func(ctx ginkgo.SpecContext) {
+	specs.It("E-2", rules.SHOULD, "connection-scoped frames carry the device's current seq without advancing it (note 2)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Equal("seq of a new device's hello.ok, before any durable event", c.HelloSeq, 0)
 		cur := c.HelloSeq
@@ -89,8 +89,8 @@ var _ = conformance.Section(sectionEnvelope, func() {
 	})
 })
 
-var _ = conformance.Section(sectionEnvelope, func() {
-	conformance.It("E-4,F-1", rules.MUST, "every frame of a turn that calls tools validates against the schemas, its tool arguments included", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionEnvelope, func(specs *conformance.Specs) {
+	specs.It("E-4,F-1", rules.MUST, "every frame of a turn that calls tools validates against the schemas, its tool arguments included", func(ctx ginkgo.SpecContext) {
 		// Tool arguments are the one free-form value Hermes hands the
 		// adapter for a payload (run.tool_started's preview): every frame
 		// of the run, taken up to its terminal frame, is validated.

@@ -12,8 +12,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionEnvelope, func() {
-	conformance.It("E-1,E-3", rules.MUST, "durable events carry the full envelope: v, seq, ts, type, task_id, run_id, event_id e_<seq>, payload", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionEnvelope, func(specs *conformance.Specs) {
+	specs.It("E-1,E-3", rules.MUST, "durable events carry the full envelope: v, seq, ts, type, task_id, run_id, event_id e_<seq>, payload", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		// Notifications of a chat (run_id null) and a run (both set).
 		frames := takeBatch(ctx, c, notifications(ctx, c, 2))

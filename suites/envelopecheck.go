@@ -4,6 +4,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/onsi/ginkgo/v2"
+
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/must"
@@ -17,6 +19,7 @@ var envelopeKeys = []string{"v", "seq", "ts", "type", "task_id", "run_id", "even
 // checkEnvelope checks E-1 and E-3 on one frame beyond what the schema
 // says, so that the failure names the rule directly.
 func checkEnvelope(f client.Frame) {
+	ginkgo.GinkgoHelper()
 	env := rawEnvelope(f)
 	for _, k := range envelopeKeys {
 		_, ok := env[k]
@@ -47,6 +50,7 @@ var timestampFields = map[string][]string{
 }
 
 func expectEpochSeconds(v any, where string) float64 {
+	ginkgo.GinkgoHelper()
 	ts, ok := v.(float64)
 	must.That(ok, "%s is %v (%T), not a number of epoch seconds", where, v, v)
 	must.That(ts >= minEpochSeconds, "%s = %v is not epoch seconds", where, ts)
@@ -59,6 +63,7 @@ func expectEpochSeconds(v any, where string) float64 {
 // the envelope ts of neither the durable events nor the connection frames
 // are all whole seconds (a float clock reading almost never is).
 func checkTimestamps(frames []client.Frame) {
+	ginkgo.GinkgoHelper()
 	whole := map[bool]int{} // by durable: frames whose ts is a whole second
 	count := map[bool]int{}
 	for _, f := range frames {

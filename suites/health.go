@@ -28,6 +28,7 @@ func getHealth(ctx context.Context, u string) (*http.Response, error) {
 // requireHealthy fails the spec unless resp, the answer to GET u, is HTTP
 // 200 with exactly {"ok":true,"v":1} (T-2), and closes its body.
 func requireHealthy(resp *http.Response, u string) {
+	ginkgo.GinkgoHelper()
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	must.Succeed(err)
@@ -39,6 +40,7 @@ func requireHealthy(resp *http.Response, u string) {
 
 // pinged sends a ping on c and returns c.
 func pinged(ctx ginkgo.SpecContext, c *conformance.Conn) *conformance.Conn {
+	ginkgo.GinkgoHelper()
 	must.Send(ctx, c, lmp.Ping{})
 	return c
 }

@@ -47,8 +47,8 @@ var (
 	})
 )
 
-var _ = conformance.Section(sectionHeartbeat, func() {
-	conformance.It("T-5", rules.MUST, "a client that answers the first ping, then falls silent, is disconnected after 3 more missed pings", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
+	specs.It("T-5", rules.MUST, "a client that answers the first ping, then falls silent, is disconnected after 3 more missed pings", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAnsweredOnceProbe)
 		p := profile(ctx)
 		must.That(hbAnsweredOnce.closed != nil, "still connected after %d pings, only the first answered", len(hbAnsweredOnce.pings))
@@ -57,7 +57,7 @@ var _ = conformance.Section(sectionHeartbeat, func() {
 		must.That(hbAnsweredOnce.endAt <= limit+slack(limit), "disconnected %v after hello.ok, want within %v", hbAnsweredOnce.endAt.Round(time.Millisecond), limit)
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 
-	conformance.It("T-5", rules.MUST, "unanswered pings count only when consecutive: three misses, never two in a row, do not disconnect", func(ctx ginkgo.SpecContext) {
+	specs.It("T-5", rules.MUST, "unanswered pings count only when consecutive: three misses, never two in a row, do not disconnect", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAlternatingProbe)
 		must.That(hbAlternating.closed == nil, "disconnected after %d pings, every other one answered: %v", len(hbAlternating.pings), hbAlternating.closed)
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
@@ -128,8 +128,8 @@ var (
 	})
 )
 
-var _ = conformance.Section(sectionHeartbeat, func() {
-	conformance.It("T-4", rules.MUST, "a paired device's later connection is pinged at the ping interval too", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
+	specs.It("T-4", rules.MUST, "a paired device's later connection is pinged at the ping interval too", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbReturningProbe)
 		iv := profile(ctx).PingInterval
 		must.That(len(hbReturning.pings) == 2, "a reconnected device got %d pings (at %v after hello.ok), want 2 at the ping interval %v", len(hbReturning.pings), hbReturning.pings, iv)
@@ -139,8 +139,8 @@ var _ = conformance.Section(sectionHeartbeat, func() {
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })
 
-var _ = conformance.Section(sectionTransport, func() {
-	conformance.It("T-8", rules.MUST, "a returning device's hello.ok carries the server's clock at that hello, not an earlier time", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
+	specs.It("T-8", rules.MUST, "a returning device's hello.ok carries the server's clock at that hello, not an earlier time", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbReturningProbe)
 		// Both times are the server's clock: the ping was sent before the
 		// device connected again, so server_time cannot be older than it.
@@ -150,7 +150,7 @@ var _ = conformance.Section(sectionTransport, func() {
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })
 
-var _ = conformance.Section(sectionHeartbeat, func() {
+var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
 	// T-5 counts the pings a client leaves unanswered, not the pongs a
 	// server is too busy to read. Real Hermes can be slow to answer
 	// resolve_gateway_approval (one process-wide lock, called off the
@@ -161,7 +161,7 @@ var _ = conformance.Section(sectionHeartbeat, func() {
 	// once: it must still be connected, and get its answer, when Hermes
 	// answers. A server that answers the resolve before Hermes has, or
 	// gives the call up early, passes: nothing then waits.
-	conformance.It("T-5", rules.MUST, "a device that answers every ping stays connected while its own approval.resolve waits on Hermes", func(ctx ginkgo.SpecContext) {
+	specs.It("T-5", rules.MUST, "a device that answers every ping stays connected while its own approval.resolve waits on Hermes", func(ctx ginkgo.SpecContext) {
 		p := profile(ctx)
 		round := max(p.PingInterval, p.PongTimeout)
 		pings := p.MissedPongs + 1

@@ -18,8 +18,8 @@ import (
 // The Hermes side field by field: what each hook's kwargs become on the
 // wire, and what each client command becomes in Hermes' recorded calls.
 
-var _ = conformance.Section(sectionHermes, func() {
-	conformance.It("H-1", rules.MUST, "run.started, once per turn, carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionHermes, func(specs *conformance.Specs) {
+	specs.It("H-1", rules.MUST, "run.started, once per turn, carries the hook's model, provider, surface and session_id", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.begin(ctx)
@@ -40,7 +40,7 @@ var _ = conformance.Section(sectionHermes, func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-1,F-1", rules.MUST, "run.delta carries the hook's text, kind (text and reasoning) and iteration", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1,F-1", rules.MUST, "run.delta carries the hook's text, kind (text and reasoning) and iteration", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -58,7 +58,7 @@ var _ = conformance.Section(sectionHermes, func() {
 		t.complete(ctx, "done")
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-1", rules.MUST, "run.interim carries the hook's text and already_streamed, true and false", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.MUST, "run.interim carries the hook's text and already_streamed, true and false", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -80,20 +80,17 @@ var _ = conformance.Section(sectionHermes, func() {
 	// or blocked call be ok, so every faithful adapter maps them to false.
 	// The iteration is the one of the model call that asked for the tools
 	// (the turn's latest stream hook): the tool hooks carry none.
-	conformance.It("H-2,F-3", rules.MUST, "run.tool_finished.ok is true for status ok only, in the hook's iteration", func(ctx ginkgo.SpecContext) {
+	specs.It("H-2,F-3", rules.MUST, "run.tool_finished.ok is true for status ok only, in the hook's iteration", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.begin(ctx)
-		t.hook(ctx, "on_stream_start", map[string]any{"iteration": 2})
+		t.hookIn(ctx, 2, "on_stream_start", nil)
 		for _, status := range []string{"ok", "error", "blocked"} {
 			id := should.NewID("call_")
-			fire(ctx, "pre_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
-				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{}}, nil)
+			t.tool(ctx, false, "terminal", id)
 			started := must.Decode[lmp.RunToolStarted](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolStarted), match.Field("call_id", id))))
 			must.Equal("run.tool_started iteration (the model call that asked for the tool)", started.Iteration, 2)
-			fire(ctx, "post_tool_call", map[string]any{"tool_name": "terminal", "args": map[string]any{"command": "ls"}, "tool_call_id": id,
-				"task_id": t.session, "session_id": t.session, "turn_id": t.id, "api_request_id": "req", "middleware_trace": []any{},
-				"result": "r", "duration_ms": 20, "status": status, "error_type": nil, "error_message": nil}, nil)
+			t.toolStatus(ctx, true, "terminal", id, status)
 			fin := must.Decode[lmp.RunToolFinished](must.Expect(ctx, c, match.Task(t.task).And(match.Type(lmp.TypeRunToolFinished), match.Field("call_id", id))))
 			must.Equal(fmt.Sprintf("run.tool_finished ok for post_tool_call status %q", status), fin.OK, status == "ok")
 			must.Equal("run.tool_finished iteration (the model call that asked for the tool)", fin.Iteration, 2)
@@ -103,7 +100,7 @@ var _ = conformance.Section(sectionHermes, func() {
 		t.complete(ctx, "done")
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-5,F-8", rules.MUST, "resolve_gateway_approval gets the session key, choice, reason and request id, and resolve_all false", func(ctx ginkgo.SpecContext) {
+	specs.It("H-5,F-8", rules.MUST, "resolve_gateway_approval gets the session key, choice, reason and request id, and resolve_all false", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for _, choice := range lmp.Choices {
 			res := newApproval(ctx, c, 0)
@@ -119,7 +116,7 @@ var _ = conformance.Section(sectionHermes, func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-3", rules.MUST, "approval.required offers the choices the approval prompt narrowed to", func(ctx ginkgo.SpecContext) {
+	specs.It("H-3", rules.MUST, "approval.required offers the choices the approval prompt narrowed to", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		no := false
 		res, err := drv(ctx).Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/" + should.NewID("x"), AllowPermanent: &no, AllowSession: &no})
@@ -140,7 +137,7 @@ var _ = conformance.Section(sectionHermes, func() {
 	// §4 lists command, description and smart_denied among
 	// approval.required's fields, and §7 takes the frame from the
 	// adapter's exec-approval prompt, whose arguments they are.
-	conformance.It("H-3,F-1", rules.MUST, "approval.required carries the prompt's command, description and smart_denied", func(ctx ginkgo.SpecContext) {
+	specs.It("H-3,F-1", rules.MUST, "approval.required carries the prompt's command, description and smart_denied", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for _, smart := range []bool{true, false} {
 			command, description := "rm -rf /tmp/"+should.NewID("x"), "recursive delete "+should.NewID("")
@@ -158,7 +155,7 @@ var _ = conformance.Section(sectionHermes, func() {
 	// names none, note 21), not the chat id the driver seeded: how a server
 	// names a task is its own (note 18 prefers the chat id, and a server
 	// that chose otherwise passes).
-	conformance.It("F-5", rules.MUST, "session.send with a task_id injects the message into that task's chat", func(ctx ginkgo.SpecContext) {
+	specs.It("F-5", rules.MUST, "session.send with a task_id injects the message into that task's chat", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		title := "existing " + should.NewID("")
 		s, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: title})

@@ -15,8 +15,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionIdempotency, func() {
-	conformance.It("I-1", rules.MUST, "a repeated session.send request_id is not executed again", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionIdempotency, func(specs *conformance.Specs) {
+	specs.It("I-1", rules.MUST, "a repeated session.send request_id is not executed again", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)
 		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
@@ -29,7 +29,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 
 	// The window belongs to the device, not to a connection: an app resends
 	// a request after its connection dropped, and §5 names no connection.
-	conformance.It("I-1", rules.MUST, "a session.send repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
+	specs.It("I-1", rules.MUST, "a session.send repeated on a later connection of the same device is not executed again", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		task := ownTask(ctx, a)
 		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
@@ -45,7 +45,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		must.That(again == 0, "request %s, repeated on a later connection of the device, produced %d notifications: it was executed again", rid, again)
 	}, conformance.NeedsEvents)
 
-	conformance.It("I-1", rules.SHOULD, "session.send is acknowledged with its task_id, and a repeat gets the same acknowledgement (note 5)", func(ctx ginkgo.SpecContext) {
+	specs.It("I-1", rules.SHOULD, "session.send is acknowledged with its task_id, and a repeat gets the same acknowledgement (note 5)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		rid := should.NewID("rq-")
 		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
@@ -60,13 +60,13 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		soft.Done()
 	}, conformance.NeedsEvents)
 
-	conformance.It("I-1", rules.INFO, "the acknowledgement of session.send is an ack frame (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("I-1", rules.INFO, "the acknowledgement of session.send is an ack frame (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		f := must.Request(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)})
 		must.Equal("type of the frame answering session.send", f.Type, lmp.TypeAck)
 	}, conformance.NeedsEvents)
 
-	conformance.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids, the newest included once the window is full", func(ctx ginkgo.SpecContext) {
+	specs.It("I-1", rules.MUST, "the server remembers at least the last 256 request_ids, the newest included once the window is full", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		task := ownTask(ctx, c)
 		text := conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)
@@ -88,7 +88,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		must.That(got == n+1, "%d requests and repeats of the oldest and the newest of the last %d produced %d notifications, want %d: %s or %s was executed twice within the window", n+1, n, got, n+1, rid(1), rid(n))
 	}, conformance.NeedsEvents, ginkgo.SpecTimeout(time.Minute))
 
-	conformance.It("I-1,H-5,F-8", rules.MUST, "a repeated approval.resolve is not executed again: Hermes gets one resolve, its choice unchanged", func(ctx ginkgo.SpecContext) {
+	specs.It("I-1,H-5,F-8", rules.MUST, "a repeated approval.resolve is not executed again: Hermes gets one resolve, its choice unchanged", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res := newApproval(ctx, c, 0)
 		rid := should.NewID("ar-")
@@ -108,7 +108,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		})
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
-	conformance.It("I-2", rules.MUST, "resolving an already resolved approval returns error already_resolved", func(ctx ginkgo.SpecContext) {
+	specs.It("I-2", rules.MUST, "resolving an already resolved approval returns error already_resolved", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res := newApproval(ctx, c, 0)
 		must.Request(ctx, c, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce})
@@ -120,7 +120,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 	// An approval Hermes settles without a device (answered on another
 	// surface) is resolved as much as one a device won: approval.resolved
 	// said so, and a device resolving it afterwards is told so too.
-	conformance.It("I-2", rules.MUST, "resolving an approval that Hermes resolved on another surface returns error already_resolved", func(ctx ginkgo.SpecContext) {
+	specs.It("I-2", rules.MUST, "resolving an approval that Hermes resolved on another surface returns error already_resolved", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		res := newApproval(ctx, c, time.Minute)
 		must.Succeed(drv(ctx).Hook(ctx, driver.HookRequest{Name: "post_approval_response", Kwargs: map[string]any{
@@ -132,7 +132,7 @@ var _ = conformance.Section(sectionIdempotency, func() {
 		must.Equal("error code (I-2)", must.Decode[lmp.Error](f).Code, lmp.CodeAlreadyResolved)
 	}, conformance.NeedsDriver)
 
-	conformance.It("I-1", rules.SHOULD, "request ids are scoped per device: two devices may use the same id (note 14)", func(ctx ginkgo.SpecContext) {
+	specs.It("I-1", rules.SHOULD, "request ids are scoped per device: two devices may use the same id (note 14)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device A")
 		b := must.Pair(ctx, "device B")
 		rid := should.NewID("shared-")

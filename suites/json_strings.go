@@ -10,12 +10,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionTransport, func() {
+var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
 	// A server may refuse a task_id it did not hand out; one it takes comes
 	// back in the frames of that task's run, and those frames are JSON
 	// (T-3) whatever the string holds: strings made only of the characters
 	// JSON escapes are the edge of any hand-written encoder.
-	conformance.It("T-3", rules.MUST, "a task_id of only backslashes or quotes comes back as valid JSON in its run's frames", func(ctx ginkgo.SpecContext) {
+	specs.It("T-3", rules.MUST, "a task_id of only backslashes or quotes comes back as valid JSON in its run's frames", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		taken := 0
 		for _, task := range []string{`\`, `\\`, `"`, `\"`} {

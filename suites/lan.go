@@ -19,8 +19,8 @@ import (
 // loopback. These specs run when such an address reaches the target (its
 // URL names one, or it listens on every interface of this host; see
 // conformance.LANBases) and skip otherwise.
-var _ = conformance.Section(sectionLAN, func() {
-	conformance.It("P-1", rules.MUST, "a peer at a network address gets no pairing token, whatever Host it names", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionLAN, func(specs *conformance.Specs) {
+	specs.It("P-1", rules.MUST, "a peer at a network address gets no pairing token, whatever Host it names", func(ctx ginkgo.SpecContext) {
 		// lmp-v1.md §3: the pairing endpoint is loopback only. A peer on
 		// the network may name any Host, a loopback one included, so the
 		// server must judge the peer's address. Certificates are not
@@ -44,7 +44,7 @@ var _ = conformance.Section(sectionLAN, func() {
 		soft.Done()
 	})
 
-	conformance.It("S-6", rules.MUST, "a phone pairs at the network address of the pairing JSON's url and is answered there", func(ctx ginkgo.SpecContext) {
+	specs.It("S-6", rules.MUST, "a phone pairs at the network address of the pairing JSON's url and is answered there", func(ctx ginkgo.SpecContext) {
 		// What a phone on the LAN does (lmp-v1.md §3): scan the QR, connect
 		// to its url, send hello with the token.
 		wsURL, token := networkQR(ctx)
@@ -57,7 +57,7 @@ var _ = conformance.Section(sectionLAN, func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 
-	conformance.It("T-2,S-6", rules.MUST, `GET /health at the network address of the pairing JSON's url answers {"ok":true,"v":1}`, func(ctx ginkgo.SpecContext) {
+	specs.It("T-2,S-6", rules.MUST, `GET /health at the network address of the pairing JSON's url answers {"ok":true,"v":1}`, func(ctx ginkgo.SpecContext) {
 		// lmp-v1.md §1: /health is there for reverse proxies and probes,
 		// which reach the server over the network.
 		wsURL, _ := networkQR(ctx)

@@ -12,7 +12,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionLargePayloads, func() {
+var _ = conformance.Section(sectionLargePayloads, func(specs *conformance.Specs) {
 	// A run that is stopped ends with the text it streamed (note 17), and
 	// a long answer streams a lot of it. What is checked at MUST is that the
 	// run ends. The spec sets no size limit, so a server may send the text
@@ -22,7 +22,7 @@ var _ = conformance.Section(sectionLargePayloads, func() {
 	// them in deltas that stay under Hermes' 16 KiB stream payload, so that
 	// the terminal frame is larger in JSON than in bytes: the edge of any
 	// encoder that budgets frame sizes.
-	conformance.It("H-1", rules.MUST, "a stopped run that streamed 250 kB of text JSON escapes still ends with a terminal frame", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.MUST, "a stopped run that streamed 250 kB of text JSON escapes still ends with a terminal frame", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)

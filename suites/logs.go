@@ -15,8 +15,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionSecurity, func() {
-	conformance.It("S-1", rules.MUST, "no token or credential the run has seen appears in the server log", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionSecurity, func(specs *conformance.Specs) {
+	specs.It("S-1", rules.MUST, "no token or credential the run has seen appears in the server log", func(ctx ginkgo.SpecContext) {
 		path := target(ctx).ServerLog
 		if path == "" {
 			ginkgo.Skip(conformance.SkipNoServerLog)

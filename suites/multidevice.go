@@ -86,8 +86,8 @@ var approvalTimeoutProbe = conformance.NewProbe("approval timeout", func(ctx con
 	return nil
 })
 
-var _ = conformance.Section(sectionMultiDevice, func() {
-	conformance.It("M-1", rules.MUST, "every event goes to every online device", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionMultiDevice, func(specs *conformance.Specs) {
+	specs.It("M-1", rules.MUST, "every event goes to every online device", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 3)
 		batch := notifications(ctx, devs[0], 1)
 		for _, d := range devs {
@@ -95,7 +95,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		}
 	}, conformance.NeedsEvents)
 
-	conformance.It("M-2,M-3,I-2,H-3", rules.MUST, "of N devices racing to resolve an approval exactly one wins; every device gets approval.resolved", func(ctx ginkgo.SpecContext) {
+	specs.It("M-2,M-3,I-2,H-3", rules.MUST, "of N devices racing to resolve an approval exactly one wins; every device gets approval.resolved", func(ctx ginkgo.SpecContext) {
 		const n = 4
 		devs := pairN(ctx, n)
 		res := newApproval(ctx, devs[0], 0)
@@ -155,7 +155,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// hears of the approval once, A wins when Hermes answers, and no device
 	// is told of an outcome before Hermes has made it (H-3: approval.resolved
 	// follows Hermes' resolution); then every device learns A's choice (M-3).
-	conformance.It("M-2,M-3,I-2,H-3", rules.MUST, "a device's resolve while Hermes answers another's is refused; every device learns the first choice", func(ctx ginkgo.SpecContext) {
+	specs.It("M-2,M-3,I-2,H-3", rules.MUST, "a device's resolve while Hermes answers another's is refused; every device learns the first choice", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, time.Minute)
 		must.Expect(ctx, b, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ID)))
@@ -206,7 +206,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// one of the four §4 names, passed unchanged (F-8): the frame that tells
 	// the other devices how the approval was settled must carry that choice,
 	// whatever words the server uses elsewhere.
-	conformance.It("M-3,F-1", rules.MUST, "approval.resolved carries the choice the winning device made, unchanged", func(ctx ginkgo.SpecContext) {
+	specs.It("M-3,F-1", rules.MUST, "approval.resolved carries the choice the winning device made, unchanged", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		for _, choice := range []string{lmp.ChoiceDeny, lmp.ChoiceOnce} {
 			res := newApproval(ctx, a, 0)
@@ -221,7 +221,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// approval went the later device's way. A server may announce the
 	// approval more than once (see below), but every announcement carries
 	// the winner's choice.
-	conformance.It("M-2,M-3", rules.MUST, "a refused resolve is not announced: every approval.resolved carries the first device's choice", func(ctx ginkgo.SpecContext) {
+	specs.It("M-2,M-3", rules.MUST, "a refused resolve is not announced: every approval.resolved carries the first device's choice", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
 		won := must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceOnce})
@@ -252,7 +252,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	// a device's resolve says the same thing again: the hook's choice is the
 	// one the device passed. So the count is an INFO observation (note 21),
 	// and approval-resolved-twice survives the MUST specs.
-	conformance.It("M-3,F-1", rules.INFO, "a device's resolve is announced once, with decided_by remote and its choice (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("M-3,F-1", rules.INFO, "a device's resolve is announced once, with decided_by remote and its choice (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		res := newApproval(ctx, a, 0)
 		must.Request(ctx, a, lmp.ApprovalResolve{ApprovalID: res.ID, Choice: lmp.ChoiceDeny})
@@ -272,7 +272,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		soft.Done()
 	}, conformance.NeedsEvents)
 
-	conformance.It("M-3,F-1", rules.INFO, "an approval Hermes resolves itself says decided_by agent or local (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("M-3,F-1", rules.INFO, "an approval Hermes resolves itself says decided_by agent or local (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a, b := must.Pair(ctx, "device A"), must.Pair(ctx, "device B")
 		// M-3: the resolution comes from Hermes' own post_approval_response,
 		// not from a device; docs/protocol.md maps the choice to decided_by.
@@ -294,7 +294,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		soft.Done()
 	}, conformance.NeedsDriver)
 
-	conformance.It("M-3,F-1", rules.SHOULD, "a timed-out approval is resolved on every device with decided_by timeout, at deadline_ts (note 15)", func(ctx ginkgo.SpecContext) {
+	specs.It("M-3,F-1", rules.SHOULD, "a timed-out approval is resolved on every device with decided_by timeout, at deadline_ts (note 15)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, approvalTimeoutProbe)
 		var soft must.Soft
 		soft.That(approvalTimeout.late.Abs() <= 2*time.Second, "deadline_ts is %v off the configured %v approval timeout", approvalTimeout.late.Round(time.Millisecond), profile(ctx).ApprovalTimeout)
@@ -304,7 +304,7 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 		soft.Done()
 	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(7*time.Minute))
 
-	conformance.It("M-3,F-1", rules.INFO, "an approval that times out is resolved with choice timeout (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("M-3,F-1", rules.INFO, "an approval that times out is resolved with choice timeout (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, approvalTimeoutProbe)
 		var soft must.Soft
 		for _, r := range approvalTimeout.resolved {
@@ -314,8 +314,8 @@ var _ = conformance.Section(sectionMultiDevice, func() {
 	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(7*time.Minute))
 })
 
-var _ = conformance.Section(sectionMultiDevice, func() {
-	conformance.It("M-1", rules.MUST, "a device that reconnects gets every event on its new connection once its old one has ended", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionMultiDevice, func(specs *conformance.Specs) {
+	specs.It("M-1", rules.MUST, "a device that reconnects gets every event on its new connection once its old one has ended", func(ctx ginkgo.SpecContext) {
 		// A phone often reconnects before the server has seen its old
 		// connection end: the old one's end must not take the new one off
 		// the devices that get events.

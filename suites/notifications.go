@@ -14,13 +14,13 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionNotifications, func() {
+var _ = conformance.Section(sectionNotifications, func(specs *conformance.Specs) {
 	// What the wire shows whatever Hermes sent: every send() of a message
 	// in a chat is a notification of that chat's task, and its text is the
 	// message. The event source's notifications are messages (the
 	// triggers schema asks it of a notifications trigger; the driver sends
 	// "text of …"), so an empty text is a message lost on the way.
-	conformance.It("H-4,F-1", rules.MUST, "each send() of a message in a chat becomes one notification of its task, with that text", func(ctx ginkgo.SpecContext) {
+	specs.It("H-4,F-1", rules.MUST, "each send() of a message in a chat becomes one notification of its task, with that text", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		const n = 3
 		b := notifications(ctx, c, n)
@@ -35,7 +35,7 @@ var _ = conformance.Section(sectionNotifications, func() {
 	// lines is not its first line. Whatever else send() was given (Hermes
 	// gives no category, another caller of the adapter may), the category
 	// is one of the two §4 names (F-1).
-	conformance.It("H-4,F-1", rules.MUST, "a notification carries send()'s whole message, every line, with category result or diagnostic", func(ctx ginkgo.SpecContext) {
+	specs.It("H-4,F-1", rules.MUST, "a notification carries send()'s whole message, every line, with category result or diagnostic", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for _, metadata := range []map[string]any{nil, {"category": lmp.CategoryDiagnostic}, {"category": lmp.CategoryResult}} {
 			chat := should.NewID("task_cf")
@@ -57,7 +57,7 @@ var _ = conformance.Section(sectionNotifications, func() {
 	// them from send()'s metadata when a caller gives them
 	// (docs/protocol.md); another adapter may derive them otherwise and
 	// still conform (note 21). Only the driver knows what send() was given.
-	conformance.It("H-4,F-1", rules.INFO, "send()'s category, title, source and requires_attention reach the notification (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-4,F-1", rules.INFO, "send()'s category, title, source and requires_attention reach the notification (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		chat := should.NewID("task_cf")
 		title := should.NewID("note-")

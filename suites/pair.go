@@ -24,6 +24,7 @@ var wsURL = regexp.MustCompile(`^wss?://`)
 
 // postPair POSTs to the pairing URL and returns the decoded JSON answer.
 func postPair(ctx context.Context, h http.Header) map[string]any {
+	ginkgo.GinkgoHelper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target(ctx).PairURL, bytes.NewReader([]byte("{}")))
 	must.Succeed(err)
 	req.Header.Set("Content-Type", "application/json")
@@ -44,6 +45,7 @@ func postPair(ctx context.Context, h http.Header) map[string]any {
 // pairStatus POSTs to the pairing URL with extra headers and returns the
 // status code; a minted token is discarded unused.
 func pairStatus(ctx context.Context, h http.Header) int {
+	ginkgo.GinkgoHelper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target(ctx).PairURL, bytes.NewReader([]byte("{}")))
 	must.Succeed(err)
 	for k, v := range h {
@@ -56,6 +58,7 @@ func pairStatus(ctx context.Context, h http.Header) int {
 }
 
 func pairN(ctx ginkgo.SpecContext, n int) []*conformance.Conn {
+	ginkgo.GinkgoHelper()
 	out := make([]*conformance.Conn, n)
 	for i := range out {
 		out[i] = must.Pair(ctx, fmt.Sprintf("device %c", 'A'+i))
@@ -69,6 +72,7 @@ func pairN(ctx ginkgo.SpecContext, n int) []*conformance.Conn {
 // not answer a TCP connection from here (a public name behind a proxy
 // elsewhere).
 func networkQR(ctx context.Context) (wsURL, token string) {
+	ginkgo.GinkgoHelper()
 	pr, err := target(ctx).MintToken(ctx, 0)
 	must.Succeed(err)
 	u, err := url.Parse(pr.URL)
@@ -86,6 +90,7 @@ func networkQR(ctx context.Context) (wsURL, token string) {
 
 // lanBases returns the target's network addresses, or skips the spec.
 func lanBases(ctx context.Context) []conformance.LANBase {
+	ginkgo.GinkgoHelper()
 	bases, reason := target(ctx).LANBases(ctx)
 	if len(bases) == 0 {
 		ginkgo.Skip(reason)
@@ -122,6 +127,7 @@ func pairFrom(ctx context.Context, hc *http.Client, u, host string) (status int,
 // failing verification at a network address it does not name: a
 // deployment question, not the protocol's.
 func skipOnCertificate(err error, u string) {
+	ginkgo.GinkgoHelper()
 	var cve *tls.CertificateVerificationError
 	if errors.As(err, &cve) {
 		ginkgo.Skip("the server's certificate does not verify at " + u + ": " + cve.Err.Error())

@@ -63,8 +63,8 @@ var pairTTLProbe = conformance.NewProbe("token TTL", func(ctx context.Context, p
 	return nil
 })
 
-var _ = conformance.Section(sectionPairing, func() {
-	conformance.It("P-1,P-2", rules.MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionPairing, func(specs *conformance.Specs) {
+	specs.It("P-1,P-2", rules.MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {
 		t := target(ctx)
 		pr, err := t.MintToken(ctx, 0)
 		must.Succeed(err)
@@ -83,7 +83,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		}
 	})
 
-	conformance.It("P-1", rules.SHOULD, "the pairing endpoint refuses requests carrying forwarding headers (note 13)", func(ctx ginkgo.SpecContext) {
+	specs.It("P-1", rules.SHOULD, "the pairing endpoint refuses requests carrying forwarding headers (note 13)", func(ctx ginkgo.SpecContext) {
 		if target(ctx).PairURL == "" {
 			ginkgo.Skip("needs --pair-url")
 		}
@@ -95,7 +95,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		soft.Done()
 	})
 
-	conformance.It("P-7", rules.MUST, "hello.ok of a new device carries device_id and a credential of 32 URL-safe random bytes", func(ctx ginkgo.SpecContext) {
+	specs.It("P-7", rules.MUST, "hello.ok of a new device carries device_id and a credential of 32 URL-safe random bytes", func(ctx ginkgo.SpecContext) {
 		// Eight credentials: 43 random characters of standard base64 avoid
 		// '+' and '/' with a chance of (62/64)^43, about 1 in 4 for one
 		// credential, but about 1 in 50,000 for eight, so a server that is
@@ -128,7 +128,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		}
 	})
 
-	conformance.It("P-4", rules.MUST, "a token is single-use: a second hello with it is refused with a fatal error and a close", func(ctx ginkgo.SpecContext) {
+	specs.It("P-4", rules.MUST, "a token is single-use: a second hello with it is refused with a fatal error and a close", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		_, err := should.PairWith(ctx, "first", tok)
 		must.Succeed(err)
@@ -137,7 +137,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		must.Refused(ctx, second, err, "hello with a used token")
 	})
 
-	conformance.It("P-4", rules.MUST, "of N simultaneous hellos with one token exactly one pairs", func(ctx ginkgo.SpecContext) {
+	specs.It("P-4", rules.MUST, "of N simultaneous hellos with one token exactly one pairs", func(ctx ginkgo.SpecContext) {
 		// Every connection is open before any hello leaves, and the hellos
 		// leave together: a server that voids the token some time after
 		// checking it (once the device is stored, say) pairs more than one.
@@ -172,21 +172,21 @@ var _ = conformance.Section(sectionPairing, func() {
 		must.That(paired == 1, "one token paired %d of %d simultaneous devices (%d refused), want exactly 1", paired, n, refused)
 	})
 
-	conformance.It("P-4,P-5", rules.INFO, "an unknown token gets invalid_token and close 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("P-4,P-5", rules.INFO, "an unknown token gets invalid_token and close 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		_, err := c.Hello(ctx, lmp.Hello{Token: should.NewID("not-a-token-")})
 		must.That(err != nil, "an unknown token got hello.ok")
 		expectCodes(should.AwaitRefusal(ctx, c, err), lmp.CodeInvalidToken, lmp.ClosePolicyViolation)
 	})
 
-	conformance.It("P-3", rules.MUST, "an unknown token does not authenticate the connection: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+	specs.It("P-3", rules.MUST, "an unknown token does not authenticate the connection: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		_, err := c.Hello(ctx, lmp.Hello{Token: should.NewID("not-a-token-")})
 		must.That(err != nil, "an unknown token got hello.ok")
 		must.Refused(ctx, c, err, "hello with an unknown token")
 	})
 
-	conformance.It("P-6", rules.SHOULD, "a token sent with a device identity is refused and not consumed (note 9)", func(ctx ginkgo.SpecContext) {
+	specs.It("P-6", rules.SHOULD, "a token sent with a device identity is refused and not consumed (note 9)", func(ctx ginkgo.SpecContext) {
 		old := must.Pair(ctx, "paired device")
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "token with identity")
@@ -202,7 +202,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		soft.Done()
 	})
 
-	conformance.It("P-6", rules.INFO, "a token sent with a device identity gets token_with_identity and close 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("P-6", rules.INFO, "a token sent with a device identity gets token_with_identity and close 1008 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		old := must.Pair(ctx, "paired device")
 		c := must.Dial(ctx, "token with identity")
 		_, err := c.Hello(ctx, lmp.Hello{Token: must.Token(ctx), DeviceID: old.Device.ID, Credential: old.Device.Credential})
@@ -210,11 +210,11 @@ var _ = conformance.Section(sectionPairing, func() {
 		expectCodes(should.AwaitRefusal(ctx, c, err), lmp.CodeTokenWithIdentity, lmp.ClosePolicyViolation)
 	})
 
-	conformance.It("P-5", rules.MUST, "a token expires after its TTL", func(ctx ginkgo.SpecContext) {
+	specs.It("P-5", rules.MUST, "a token expires after its TTL", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, pairTTLProbe)
 	}, conformance.Timer, ginkgo.SpecTimeout(90*time.Second))
 
-	conformance.It("P-5", rules.MUST, "a token's default TTL is the server's profile TTL (300 s by the spec)", func(ctx ginkgo.SpecContext) {
+	specs.It("P-5", rules.MUST, "a token's default TTL is the server's profile TTL (300 s by the spec)", func(ctx ginkgo.SpecContext) {
 		before := time.Now()
 		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
@@ -227,7 +227,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		must.That(d.Abs() <= slack(want)+5*time.Second, "a token minted without a TTL expires after %v, want %v", got.Round(time.Second), want)
 	})
 
-	conformance.It("P-5", rules.MUST, "a token stays valid until it is used or expires: minting other tokens does not void it", func(ctx ginkgo.SpecContext) {
+	specs.It("P-5", rules.MUST, "a token stays valid until it is used or expires: minting other tokens does not void it", func(ctx ginkgo.SpecContext) {
 		first := must.Token(ctx)
 		second := must.Token(ctx)
 		third := must.Token(ctx)
@@ -237,7 +237,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		}
 	})
 
-	conformance.It("P-2", rules.MUST, "a pairing JSON whose url is ws:// has an empty fp: without TLS there is no certificate", func(ctx ginkgo.SpecContext) {
+	specs.It("P-2", rules.MUST, "a pairing JSON whose url is ws:// has an empty fp: without TLS there is no certificate", func(ctx ginkgo.SpecContext) {
 		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
 		if !strings.HasPrefix(pr.URL, "ws://") {
@@ -246,21 +246,21 @@ var _ = conformance.Section(sectionPairing, func() {
 		must.That(pr.FP == "", "the pairing JSON's url %s is ws:// but its fp is %q: fp is the certificate's fingerprint or empty (P-2)", pr.URL, pr.FP)
 	})
 
-	conformance.It("P-8", rules.MUST, "a paired device reconnects with device_id and credential", func(ctx ginkgo.SpecContext) {
+	specs.It("P-8", rules.MUST, "a paired device reconnects with device_id and credential", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		a2 := must.Connect(ctx, "device again", a.Device, ptr(int64(0)))
 		must.Equal("hello.ok device_id", a2.HelloOK.DeviceID, a.Device.ID)
 	})
 
-	conformance.It("P-8", rules.INFO, "hello.ok of a reconnecting device carries no credential (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("P-8", rules.INFO, "hello.ok of a reconnecting device carries no credential (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		a2 := must.Connect(ctx, "device again", a.Device, ptr(int64(0)))
 		must.That(a2.HelloOK.Credential == nil, "hello.ok re-sent a credential to a paired device")
 	})
 })
 
-var _ = conformance.Section(sectionPairing, func() {
-	conformance.It("P-6", rules.MUST, "a token with a paired device's bare device_id never yields that device, which keeps its credential", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionPairing, func(specs *conformance.Specs) {
+	specs.It("P-6", rules.MUST, "a token with a paired device's bare device_id never yields that device, which keeps its credential", func(ctx ginkgo.SpecContext) {
 		// Note 9 prefers a refusal (checked at SHOULD); a server may also
 		// ignore the device_id and pair a new device. What it may not do is
 		// hand a token's holder the device the device_id names.
@@ -278,7 +278,7 @@ var _ = conformance.Section(sectionPairing, func() {
 	// later frame, or a token inside a first frame of another type, pairs
 	// nothing: a server may refuse it with an error, close the connection or
 	// ignore it, but it answers no hello.ok.
-	conformance.It("P-3", rules.MUST, "a token hello on an already authenticated connection pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
+	specs.It("P-3", rules.MUST, "a token hello on an already authenticated connection pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "paired device")
 		tok := must.Token(ctx)
 		c.LearnSecret(conformance.SecretToken, tok)
@@ -291,7 +291,7 @@ var _ = conformance.Section(sectionPairing, func() {
 		must.That(err != nil || f.Type == lmp.TypePong, "a token hello sent after authentication was answered with %s", c.Describe(f))
 	})
 
-	conformance.It("P-3,F-2", rules.MUST, "a first frame of another type carrying a hello's token pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
+	specs.It("P-3,F-2", rules.MUST, "a first frame of another type carrying a hello's token pairs no device: no hello.ok answers it", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device")
 		c.LearnSecret(conformance.SecretToken, tok)

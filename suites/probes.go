@@ -18,6 +18,7 @@ func (e errSkip) Error() string { return string(e) }
 
 // awaitProbe waits for p and fails or skips the spec by its outcome.
 func awaitProbe(ctx context.Context, p *conformance.Probe) {
+	ginkgo.GinkgoHelper()
 	err := p.Await(ctx)
 	if s, ok := err.(errSkip); ok {
 		ginkgo.Skip(string(s))

@@ -18,6 +18,7 @@ import (
 // expectFatalRefusal checks that a hello was refused the way a refusal
 // is spelt whatever the codes (note 21): a fatal error, then the close.
 func expectFatalRefusal(ctx context.Context, c *conformance.Conn, err error, what string) {
+	ginkgo.GinkgoHelper()
 	must.That(err != nil, "%s got hello.ok", what)
 	must.Refused(ctx, c, err, what)
 }
@@ -26,6 +27,7 @@ func expectFatalRefusal(ctx context.Context, c *conformance.Conn, err error, wha
 // new connection; it returns the device's first connection, the new one
 // and the refused hello's error.
 func revokedHello(ctx ginkgo.SpecContext) (first, again *conformance.Conn, err error) {
+	ginkgo.GinkgoHelper()
 	first = must.Pair(ctx, "device")
 	revoke(ctx, first.Device.ID)
 	again = must.Dial(ctx, "revoked device")
@@ -36,6 +38,7 @@ func revokedHello(ctx ginkgo.SpecContext) (first, again *conformance.Conn, err e
 
 // secondHello pairs a device and sends a second hello on its connection.
 func secondHello(ctx ginkgo.SpecContext) *conformance.Conn {
+	ginkgo.GinkgoHelper()
 	a := must.Pair(ctx, "device")
 	must.Send(ctx, a, lmp.Hello{ProtocolVersion: lmp.Version, DeviceID: a.Device.ID, Credential: a.Device.Credential, DeviceInfo: client.DefaultDeviceInfo})
 	return a
@@ -57,6 +60,7 @@ func expectCodes(r should.Refusal, code string, closeCode int) {
 // an object, and waits for the connection to end: a server that cannot
 // decode a hello must not log its payload raw.
 func invalidHello(ctx context.Context) {
+	ginkgo.GinkgoHelper()
 	tok := must.Token(ctx)
 	hctx, cancel := context.WithTimeout(ctx, conformance.Wait())
 	defer cancel()

@@ -11,8 +11,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionReplay, func() {
-	conformance.It("E-2,E-5,E-7", rules.MUST, "a hello with last_seq gets the gap re-sent in order, original seq and content, then live events", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionReplay, func(specs *conformance.Specs) {
+	specs.It("E-2,E-5,E-7", rules.MUST, "a hello with last_seq gets the gap re-sent in order, original seq and content, then live events", func(ctx ginkgo.SpecContext) {
 		a, batch := pairAndNotify(ctx, 6)
 		first := takeBatch(ctx, a, batch)
 		for i := 1; i < len(first); i++ {
@@ -47,7 +47,7 @@ var _ = conformance.Section(sectionReplay, func() {
 		}
 	}, conformance.NeedsEvents)
 
-	conformance.It("E-5", rules.SHOULD, "events produced while a device is offline are replayed on reconnect (note 3)", func(ctx ginkgo.SpecContext) {
+	specs.It("E-5", rules.SHOULD, "events produced while a device is offline are replayed on reconnect (note 3)", func(ctx ginkgo.SpecContext) {
 		a, warm := pairAndNotify(ctx, 1)
 		// Triggers need a connection to send them: another device's.
 		sender := must.Pair(ctx, "sender")
@@ -62,7 +62,7 @@ var _ = conformance.Section(sectionReplay, func() {
 		}
 	}, conformance.NeedsEvents)
 
-	conformance.It("E-6", rules.MUST, "a gap within the window is not truncated", func(ctx ginkgo.SpecContext) {
+	specs.It("E-6", rules.MUST, "a gap within the window is not truncated", func(ctx ginkgo.SpecContext) {
 		a, batch := pairAndNotify(ctx, 2)
 		f := takeBatch(ctx, a, batch)
 		must.Succeed(a.CloseNow())
@@ -73,7 +73,7 @@ var _ = conformance.Section(sectionReplay, func() {
 
 	// The whole stream after a reconnect, frame by frame: a spec that waits
 	// for expected frames by content would skip over a re-sent duplicate.
-	conformance.It("E-2,E-7", rules.MUST, "the replayed gap and the live events after it carry each seq once, in strictly increasing order", func(ctx ginkgo.SpecContext) {
+	specs.It("E-2,E-7", rules.MUST, "the replayed gap and the live events after it carry each seq once, in strictly increasing order", func(ctx ginkgo.SpecContext) {
 		a, batch := pairAndNotify(ctx, 4)
 		first := takeBatch(ctx, a, batch)
 		must.Succeed(a.CloseNow())

@@ -10,11 +10,11 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionRestart, func() {
+var _ = conformance.Section(sectionRestart, func(specs *conformance.Specs) {
 	for _, how := range []conformance.Stop{conformance.Graceful, conformance.Kill} {
 		what := map[conformance.Stop]string{conformance.Graceful: "a clean restart", conformance.Kill: "a kill -9"}[how]
 
-		conformance.It("E-2", rules.MUST, "seq never goes back or repeats for a device across "+what, func(ctx ginkgo.SpecContext) {
+		specs.It("E-2", rules.MUST, "seq never goes back or repeats for a device across "+what, func(ctx ginkgo.SpecContext) {
 			conformance.RequireStop(ctx, how)
 			a := must.Pair(ctx, "device")
 			seen := takeBatch(ctx, a, notifications(ctx, a, 3))
@@ -29,7 +29,7 @@ var _ = conformance.Section(sectionRestart, func() {
 			}
 		}, conformance.NeedsEvents, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 
-		conformance.It("P-8", rules.MUST, "paired devices still authenticate after "+what, func(ctx ginkgo.SpecContext) {
+		specs.It("P-8", rules.MUST, "paired devices still authenticate after "+what, func(ctx ginkgo.SpecContext) {
 			conformance.RequireStop(ctx, how)
 			online := must.Pair(ctx, "device online during the "+string(how))
 			offline := must.Pair(ctx, "device offline during the "+string(how))
@@ -41,7 +41,7 @@ var _ = conformance.Section(sectionRestart, func() {
 			}
 		}, conformance.Restarts, ginkgo.SpecTimeout(restartTimeout))
 
-		conformance.It("E-5,E-6,E-7", rules.MUST, "after "+what+", a gap is re-sent exactly or answered with truncated: true (note 4)", func(ctx ginkgo.SpecContext) {
+		specs.It("E-5,E-6,E-7", rules.MUST, "after "+what+", a gap is re-sent exactly or answered with truncated: true (note 4)", func(ctx ginkgo.SpecContext) {
 			conformance.RequireStop(ctx, how)
 			// The device under test is paired after another device has had
 			// events, as a second phone is: a server that numbers each

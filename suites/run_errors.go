@@ -13,11 +13,11 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionHermes, func() {
+var _ = conformance.Section(sectionHermes, func(specs *conformance.Specs) {
 	// run.failed comes from on_stream_end when its error is not empty
 	// (§4, §7): whatever an adapter adds to it, the error Hermes reported
 	// for the failed model call is in it.
-	conformance.It("H-1,F-4", rules.MUST, "run.failed carries the error on_stream_end reported for the model call that failed", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1,F-4", rules.MUST, "run.failed carries the error on_stream_end reported for the model call that failed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)

@@ -20,6 +20,7 @@ import (
 // replyRun has the event source play a reply run in a new task and takes
 // its frames from c, up to its end; it returns its run.started.
 func replyRun(ctx ginkgo.SpecContext, c *conformance.Conn) lmp.RunStarted {
+	ginkgo.GinkgoHelper()
 	r, err := conformance.Events(ctx).Reply(ctx, c)
 	must.Succeed(err, "start a reply run")
 	frames := runFramesOf(ctx, c, r.Task)
@@ -37,6 +38,7 @@ const streamedAfterBarrier = 5
 // (what says when): the run must still be streaming after the barrier,
 // streamedAfterBarrier deltas of it.
 func streamsOn(ctx ginkgo.SpecContext, c *conformance.Conn, run string, barrier match.M, what string) {
+	ginkgo.GinkgoHelper()
 	seen, after := false, 0
 	for after < streamedAfterBarrier {
 		f := must.Expect(ctx, c, match.Any(match.Run(run), barrier))
@@ -66,6 +68,7 @@ func describeAll(c *conformance.Conn, frames []client.Frame) string {
 // payloadNamesEnvelope fails the spec when f's payload has a run_id or
 // task_id other than its envelope's (a null one included).
 func payloadNamesEnvelope(c *conformance.Conn, f client.Frame) {
+	ginkgo.GinkgoHelper()
 	p := rawPayload(f)
 	for _, k := range []struct {
 		key      string
@@ -112,6 +115,7 @@ func describeOpen(open []lmp.RunToolStarted) string {
 // runFramesOf takes the run.* frames of task from c, in order, up to the
 // first terminal frame.
 func runFramesOf(ctx ginkgo.SpecContext, c *conformance.Conn, task string) []client.Frame {
+	ginkgo.GinkgoHelper()
 	runTypes := match.Type(lmp.TypeRunStarted, lmp.TypeRunDelta, lmp.TypeRunInterim, lmp.TypeRunToolStarted,
 		lmp.TypeRunToolFinished, lmp.TypeRunCompleted, lmp.TypeRunFailed)
 	var out []client.Frame
@@ -138,6 +142,7 @@ func countType(fs []client.Frame, typ string) int {
 // afterMarker sends a notification into a fresh chat and returns the
 // frames c holds once it arrived: everything sent before it.
 func afterMarker(ctx ginkgo.SpecContext, c *conformance.Conn) []client.Frame {
+	ginkgo.GinkgoHelper()
 	marker := notify(ctx, should.NewID("task_cf"))
 	// Matched by text: Hermes passes no title, so an adapter may derive its own.
 	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Field("text", "text of "+marker)))
@@ -146,6 +151,7 @@ func afterMarker(ctx ginkgo.SpecContext, c *conformance.Conn) []client.Frame {
 
 // runFrame waits for the turn's next frame of type typ.
 func runFrame(ctx context.Context, c *conformance.Conn, t turn, typ string) client.Frame {
+	ginkgo.GinkgoHelper()
 	return must.Expect(ctx, c, match.Task(t.task).And(match.Type(typ)))
 }
 

@@ -16,8 +16,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionRuns, func() {
-	conformance.It("H-1,F-1", rules.MUST, "stream hooks map to run.started, run.delta, run.interim and run.completed", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionRuns, func(specs *conformance.Specs) {
+	specs.It("H-1,F-1", rules.MUST, "stream hooks map to run.started, run.delta, run.interim and run.completed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -52,7 +52,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// streamed answer text completes with text. The converse does not
 	// hold (an answer may come whole, without deltas), nor may the chunks
 	// be required to add up to the text (Hermes drops hook payloads).
-	conformance.It("H-1,F-1", rules.MUST, "a reply run streams text or reasoning run.delta, and completes with text when it streamed text", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1,F-1", rules.MUST, "a reply run streams text or reasoning run.delta, and completes with text when it streamed text", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r, err := conformance.Events(ctx).Reply(ctx, c)
 		must.Succeed(err, "start a reply run")
@@ -92,7 +92,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// among the payload fields, and §2 puts the same ids in the envelope: a
 	// frame is about one run of one task, so the two must agree. A payload
 	// that leaves a field out says nothing, and is not checked here.
-	conformance.It("F-1,E-1", rules.MUST, "a payload's run_id and task_id name its envelope's run and task (run frames, approval.required)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-1,E-1", rules.MUST, "a payload's run_id and task_id name its envelope's run and task (run frames, approval.required)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerApproval, 0)})
 		var req client.Frame
@@ -112,7 +112,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		}
 	}, conformance.NeedsEvents)
 
-	conformance.It("H-2,F-3", rules.MUST, "tool hooks map to run.tool_started/finished that pair by index and call_id", func(ctx ginkgo.SpecContext) {
+	specs.It("H-2,F-3", rules.MUST, "tool hooks map to run.tool_started/finished that pair by index and call_id", func(ctx ginkgo.SpecContext) {
 		starts, finishes := toolTurn(ctx)
 		_, a := starts["call_a"]
 		_, b := starts["call_b"]
@@ -137,7 +137,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// share an index only as calls of one tool told apart by call_id. And
 	// Hermes fires post_tool_call after each tool, so a run that completed
 	// left no call open. In band, so that any server's tool run shows it.
-	conformance.It("H-2,F-3", rules.MUST, "each run.tool_finished closes an open run.tool_started of its call; a completed run leaves none open", func(ctx ginkgo.SpecContext) {
+	specs.It("H-2,F-3", rules.MUST, "each run.tool_finished closes an open run.tool_started of its call; a completed run leaves none open", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		src := conformance.Events(ctx)
 		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: src.Text(conformance.TriggerToolRun, 0)})
@@ -180,7 +180,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		}
 	}, conformance.NeedsEvents)
 
-	conformance.It("H-2", rules.INFO, "run.tool_finished.duration is Hermes' duration_ms in seconds (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-2", rules.INFO, "run.tool_finished.duration is Hermes' duration_ms in seconds (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		_, finishes := toolTurn(ctx)
 		var soft must.Soft
 		for _, f := range finishes {
@@ -189,7 +189,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		soft.Done()
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-4", rules.MUST, "a run that ends with an error sends run.failed", func(ctx ginkgo.SpecContext) {
+	specs.It("F-4", rules.MUST, "a run that ends with an error sends run.failed", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r, err := conformance.Events(ctx).FailingRun(ctx, c)
 		must.Succeed(err, "start a failing run")
@@ -197,7 +197,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		must.That(must.Decode[lmp.RunFailed](f).Error != "", "run.failed carries an empty error: %s", c.Describe(f))
 	}, conformance.NeedsEvents)
 
-	conformance.It("F-4", rules.SHOULD, "a failed run ends with one terminal frame or run.failed then run.completed, nothing after (note 6)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-4", rules.SHOULD, "a failed run ends with one terminal frame or run.failed then run.completed, nothing after (note 6)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		ends, after := failedRunEnd(ctx, c)
 		var soft must.Soft
@@ -208,13 +208,13 @@ var _ = conformance.Section(sectionRuns, func() {
 		soft.Done()
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
-	conformance.It("F-4", rules.INFO, "a failed run ends with run.failed alone (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-4", rules.INFO, "a failed run ends with run.failed alone (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		ends, _ := failedRunEnd(ctx, c)
 		must.That(len(ends) == 1 && ends[0].Type == lmp.TypeRunFailed, "a failed run ended with %s", describeAll(c, ends))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
-	conformance.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
+	specs.It("F-5", rules.MUST, "session.send without task_id injects the message into Hermes in a new task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		text := conformance.Events(ctx).Text(conformance.TriggerReply, 0)
 		f := must.Request(ctx, c, lmp.SessionSend{Text: text})
@@ -229,7 +229,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents)
 
-	conformance.It("F-5", rules.MUST, "session.send with a task_id starts its run in that task", func(ctx ginkgo.SpecContext) {
+	specs.It("F-5", rules.MUST, "session.send with a task_id starts its run in that task", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		// A server that ignored task_id would start the run in another
 		// task, and the wait for it would fail.
@@ -240,7 +240,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// A new task is a conversation of its own (a Hermes session of its
 	// own): a message into it reaches no other task's turn, and Hermes
 	// interrupts a busy chat's turn for every message into that chat.
-	conformance.It("F-5", rules.MUST, "session.send without task_id opens a task of its own: another task's run streams on", func(ctx ginkgo.SpecContext) {
+	specs.It("F-5", rules.MUST, "session.send without task_id opens a task of its own: another task's run streams on", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		long := startLongRun(ctx, c)
 		r, err := conformance.Events(ctx).Reply(ctx, c)
@@ -257,7 +257,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// session.send into a task whose run still streams injects the message
 	// all the same (F-5); what Hermes then does with the running turn is
 	// its own. The long run is cancelled at the end, whichever way it went.
-	conformance.It("F-5", rules.MUST, "session.send into a task whose run is still streaming injects the message: it is not refused", func(ctx ginkgo.SpecContext) {
+	specs.It("F-5", rules.MUST, "session.send into a task whose run is still streaming injects the message: it is not refused", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		long := startLongRun(ctx, c)
 		task := long.Task
@@ -275,7 +275,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		must.Expect(ctx, c, match.Run(long.Started.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
-	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
+	specs.It("F-6", rules.MUST, "run.cancel interrupts the turn (the gateway's /stop) and the run ends", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r := startLongRun(ctx, c)
 		must.Send(ctx, c, lmp.RunCancel{RunID: r.Started.RunID})
@@ -283,7 +283,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		must.Expect(ctx, c, match.Run(r.Started.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents, conformance.DriverFirst)
 
-	conformance.It("F-6", rules.INFO, "a cancelled run ends with run.completed status cancelled (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-6", rules.INFO, "a cancelled run ends with run.completed status cancelled (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r := startLongRun(ctx, c)
 		must.Send(ctx, c, lmp.RunCancel{RunID: r.Started.RunID})
@@ -292,7 +292,7 @@ var _ = conformance.Section(sectionRuns, func() {
 			"a cancelled run ended with %s", c.Describe(f))
 	}, conformance.NeedsEvents)
 
-	conformance.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
+	specs.It("F-6", rules.MUST, "cancelling a run that has ended does not interrupt the task's next run", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		driverSide := conformance.Events(ctx).Source() == conformance.SourceDriver
 		// A run that ended by itself, then a long run in the same task.
@@ -320,7 +320,7 @@ var _ = conformance.Section(sectionRuns, func() {
 	// run.cancel names a run: the turn it interrupts is that run's, in
 	// that run's task. A run of another task is another Hermes session's
 	// turn, and streams on.
-	conformance.It("F-6", rules.MUST, "run.cancel interrupts the turn of the run it names: a run of another task streams on", func(ctx ginkgo.SpecContext) {
+	specs.It("F-6", rules.MUST, "run.cancel interrupts the turn of the run it names: a run of another task streams on", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		first := startLongRun(ctx, c)
 		second := startLongRun(ctx, c)
@@ -331,7 +331,7 @@ var _ = conformance.Section(sectionRuns, func() {
 		must.Expect(ctx, c, match.Run(second.Started.RunID).And(match.Terminal()))
 	}, conformance.NeedsEvents)
 
-	conformance.It("F-7", rules.MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
+	specs.It("F-7", rules.MUST, "run.pause is a soft interrupt that keeps the session; run.resume injects \"continue\"", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		r := startLongRun(ctx, c)
 		st := r.Started

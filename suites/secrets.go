@@ -10,12 +10,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionSecurity, func() {
+var _ = conformance.Section(sectionSecurity, func(specs *conformance.Specs) {
 	// A secret quoted in an error message or a broadcast frame ends up in
 	// every client's log and screen: S-1 read for what the server sends,
 	// not only for what it writes itself. The credential hello.ok hands to
 	// its own device (P-7) is the one exception.
-	conformance.It("S-1", rules.MUST, "no frame sent to a client carries a token or credential (but the credential in its own hello.ok)", func(ctx ginkgo.SpecContext) {
+	specs.It("S-1", rules.MUST, "no frame sent to a client carries a token or credential (but the credential in its own hello.ok)", func(ctx ginkgo.SpecContext) {
 		conns := temptFrames(ctx)
 		for _, c := range conns {
 			c.ScanPendingSecrets()

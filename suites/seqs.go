@@ -38,6 +38,7 @@ type seqWatch struct {
 
 // until reads frames up to and including the first one m matches.
 func (w *seqWatch) until(ctx context.Context, m match.M) client.Frame {
+	ginkgo.GinkgoHelper()
 	for {
 		f := must.Expect(ctx, w.c, match.Anything())
 		must.That(f.Seq >= w.last, "seq went back on one connection: %s carries seq %d after %s carried %d", w.c.Describe(f), f.Seq, w.prev, w.last)
@@ -51,6 +52,7 @@ func (w *seqWatch) until(ctx context.Context, m match.M) client.Frame {
 // pairAndNotify pairs a device and has the event source produce n
 // notifications in a new task, returning the device and the batch.
 func pairAndNotify(ctx ginkgo.SpecContext, n int) (*conformance.Conn, conformance.Batch) {
+	ginkgo.GinkgoHelper()
 	a := must.Pair(ctx, "device")
 	return a, notifications(ctx, a, n)
 }
@@ -109,6 +111,7 @@ func describeGap(n int) string {
 // come, and then until the answer to a ping: everything the server sent c
 // meanwhile, so that the log ends with the device's newest event.
 func readThrough(ctx context.Context, c *conformance.Conn, b conformance.Batch) *deviceLog {
+	ginkgo.GinkgoHelper()
 	l := &deviceLog{last: max(c.HelloSeq, b.Reply.Seq)}
 	for got := 0; got < b.N; {
 		f, err := should.Expect(ctx, c, match.Anything())
@@ -133,6 +136,7 @@ func readThrough(ctx context.Context, c *conformance.Conn, b conformance.Batch) 
 // reconnectMissing reconnects the device of log as one that missed the
 // newest gap durable events.
 func reconnectMissing(ctx context.Context, a *conformance.Conn, log *deviceLog, gap int) *conformance.Conn {
+	ginkgo.GinkgoHelper()
 	lastSeq := log.lastSeqBefore(gap)
 	return must.Connect(ctx, fmt.Sprintf("device after a gap of %d", gap), a.Device, &lastSeq)
 }
@@ -142,6 +146,7 @@ func reconnectMissing(ctx context.Context, a *conformance.Conn, log *deviceLog, 
 // their seq and content (E-5, E-7), and after a pong nothing else at or
 // below the newest event (nothing twice, nothing the device had seen).
 func expectReplay(ctx context.Context, b *conformance.Conn, log *deviceLog, gap, window int) {
+	ginkgo.GinkgoHelper()
 	lastSeq, head := log.lastSeqBefore(gap), log.head()
 	inGap := match.M{Desc: "a durable event at or below the newest seen", Fn: func(f client.Frame) bool { return lmp.IsDurable(f.Type) && f.Seq <= head }}
 	for i, want := range log.durable[len(log.durable)-gap:] {

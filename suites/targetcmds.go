@@ -19,6 +19,7 @@ import (
 // revoke revokes a device through --revoke-cmd or the loopback endpoint
 // beside the pairing URL; it skips the spec when there is neither.
 func revoke(ctx context.Context, deviceID string) {
+	ginkgo.GinkgoHelper()
 	err := target(ctx).Revoke(ctx, deviceID)
 	if errors.Is(err, conformance.ErrNoRevoke) {
 		ginkgo.Skip(err.Error())
@@ -29,6 +30,7 @@ func revoke(ctx context.Context, deviceID string) {
 // requireList skips the running spec when the target cannot list its
 // devices (no --list-cmd): a spec calls it before it pairs anything.
 func requireList(ctx context.Context) {
+	ginkgo.GinkgoHelper()
 	if !target(ctx).CanList() {
 		ginkgo.Skip(conformance.ErrNoList.Error())
 	}
@@ -37,6 +39,7 @@ func requireList(ctx context.Context) {
 // listing is the target's list of devices; a failing list command fails
 // the spec.
 func listing(ctx context.Context) string {
+	ginkgo.GinkgoHelper()
 	out, err := target(ctx).ListDevices(ctx)
 	if errors.Is(err, conformance.ErrNoList) {
 		ginkgo.Skip(err.Error())
@@ -93,6 +96,7 @@ func shownListing(out string) string {
 // mustList fails the spec unless the target's listing names every one of
 // the devices of conns; when says at what point it was listed.
 func mustList(ctx context.Context, when string, conns ...*conformance.Conn) {
+	ginkgo.GinkgoHelper()
 	out := listing(ctx)
 	var missing []string
 	for _, c := range conns {
@@ -110,5 +114,6 @@ const restartTimeout = 4 * time.Minute
 
 // restarted stops the server as how says and waits until it is back.
 func restarted(ctx ginkgo.SpecContext, how conformance.Stop) {
+	ginkgo.GinkgoHelper()
 	must.Succeed(conformance.Restart(ctx, how), "%s the server", how)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionTaskList, func() {
-	conformance.It("F-9", rules.MUST, "task.list is answered by task.list.result with a row per task of the session store, honouring limit", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTaskList, func(specs *conformance.Specs) {
+	specs.It("F-9", rules.MUST, "task.list is answered by task.list.result with a row per task of the session store, honouring limit", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		live, ended := storeSessions(ctx)
 		tasks := listTasks(ctx, c, manyRows, "")
@@ -25,7 +25,7 @@ var _ = conformance.Section(sectionTaskList, func() {
 		must.That(len(one) <= 1, "task.list with limit 1 returned %d rows", len(one))
 	}, conformance.NeedsDriver)
 
-	conformance.It("F-9", rules.INFO, "task rows say live or ended, and status_filter live lists only live tasks (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-9", rules.INFO, "task rows say live or ended, and status_filter live lists only live tasks (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		live, ended := storeSessions(ctx)
 		tasks := ownRowsByID(ctx, c, manyRows, "")
@@ -50,7 +50,7 @@ var _ = conformance.Section(sectionTaskList, func() {
 	// limit is the most rows the answer holds; with more tasks than limit,
 	// a row per task (F-9) leaves exactly limit of them. Eight tasks of the
 	// spec's own exist whatever else the server holds.
-	conformance.It("F-9", rules.MUST, "with more tasks than limit, created by session.send, task.list returns exactly limit rows", func(ctx ginkgo.SpecContext) {
+	specs.It("F-9", rules.MUST, "with more tasks than limit, created by session.send, task.list returns exactly limit rows", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		const created = 8
 		for range created {
@@ -77,7 +77,7 @@ var _ = conformance.Section(sectionTaskList, func() {
 	// limit 1 needs only one row of the status to exist (the spec's own).
 	// With the driver the store also holds an ended session, the newest
 	// row, so that a filter applied after the limit shows.
-	conformance.It("F-9", rules.SHOULD, "status_filter lists every row of that status and only those, within limit (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-9", rules.SHOULD, "status_filter lists every row of that status and only those, within limit (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own, stop := tasksInStates(ctx, c)
 		defer stop()
@@ -118,7 +118,7 @@ var _ = conformance.Section(sectionTaskList, func() {
 	// follow neither: one status for all four, which no status_filter can
 	// tell apart (rows with no status at all skip it). Only the driver can
 	// put a session of each state in Hermes' store.
-	conformance.It("F-9", rules.SHOULD, "rows of tasks in different states do not all share one status (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-9", rules.SHOULD, "rows of tasks in different states do not all share one status (rows' status, note 21)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own, stop := tasksInStates(ctx, c)
 		defer stop()

@@ -27,6 +27,7 @@ const manyRows = 200
 
 // taskList sends task.list and returns its answer.
 func taskList(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilter string) client.Frame {
+	ginkgo.GinkgoHelper()
 	f := must.Request(ctx, c, lmp.TaskList{Limit: ptr(limit), StatusFilter: statusFilter})
 	must.That(f.Type == lmp.TypeTaskListResult, "task.list was answered with %s, want task.list.result", c.Describe(f))
 	return f
@@ -36,6 +37,7 @@ func taskList(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilt
 // server's order: only their task_id is defined (§4 lists no row field,
 // note 21).
 func taskRows(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilter string) []lmp.Task {
+	ginkgo.GinkgoHelper()
 	return must.Decode[lmp.TaskListResult](taskList(ctx, c, limit, statusFilter)).Tasks
 }
 
@@ -43,6 +45,7 @@ func taskRows(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilt
 // f that holds text as the value of any of its fields, or "": a row's
 // field names are the server's own (note 21), its content is the task's.
 func rowHolding(f client.Frame, text string) string {
+	ginkgo.GinkgoHelper()
 	var p struct {
 		Tasks []map[string]any `json:"tasks"`
 	}
@@ -61,6 +64,7 @@ func rowHolding(f client.Frame, text string) string {
 // ownRows is taskRows for SHOULD and INFO specs, with every field of each
 // row, read through package ours.
 func ownRows(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilter string) []ours.Row {
+	ginkgo.GinkgoHelper()
 	rows, err := ours.Rows(taskList(ctx, c, limit, statusFilter))
 	must.Succeed(err)
 	return rows
@@ -68,6 +72,7 @@ func ownRows(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilte
 
 // ownRowsByID is ownRows by task_id.
 func ownRowsByID(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilter string) map[string]ours.Row {
+	ginkgo.GinkgoHelper()
 	m := map[string]ours.Row{}
 	for _, r := range ownRows(ctx, c, limit, statusFilter) {
 		m[r.TaskID] = r
@@ -78,6 +83,7 @@ func ownRowsByID(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusF
 // listTasks sends task.list and returns the rows of its answer by
 // task_id.
 func listTasks(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFilter string) map[string]lmp.Task {
+	ginkgo.GinkgoHelper()
 	m := map[string]lmp.Task{}
 	for _, t := range taskRows(ctx, c, limit, statusFilter) {
 		m[t.TaskID] = t
@@ -88,6 +94,7 @@ func listTasks(ctx ginkgo.SpecContext, c *conformance.Conn, limit int, statusFil
 // storeSessions adds a live and an ended session to Hermes' session store
 // through the driver and returns their task IDs.
 func storeSessions(ctx ginkgo.SpecContext) (live, ended string) {
+	ginkgo.GinkgoHelper()
 	l, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: "live " + should.NewID(""), Preview: "hi"})
 	must.Succeed(err, "driver session")
 	e, err := drv(ctx).Session(ctx, driver.SessionRequest{Title: "ended " + should.NewID(""), Ended: true})
@@ -108,6 +115,7 @@ type taskInState struct {
 // state (note 21 leaves its words open). The spec defers stop, which
 // cancels the run that goes on.
 func tasksInStates(ctx ginkgo.SpecContext, c *conformance.Conn) (own []taskInState, stop func()) {
+	ginkgo.GinkgoHelper()
 	ev := conformance.Events(ctx)
 	done, err := ev.Reply(ctx, c)
 	must.Succeed(err, "start a reply run")
@@ -161,6 +169,7 @@ func statesOf(own []taskInState, status map[string]string) string {
 // show says what row r holds in field name, for a message: its JSON, or
 // that it has none.
 func show(r ours.Row, name string) string {
+	ginkgo.GinkgoHelper()
 	if v, ok := r.Value(name); ok {
 		return fmt.Sprintf("%v", must.Show(v))
 	}
@@ -171,6 +180,7 @@ func show(r ours.Row, name string) string {
 // takes that notification from c: the requests that follow go into it, and
 // only their events count.
 func ownTask(ctx context.Context, c *conformance.Conn) string {
+	ginkgo.GinkgoHelper()
 	return oneNotification(ctx, c, nil)
 }
 
@@ -178,6 +188,7 @@ func ownTask(ctx context.Context, c *conformance.Conn) string {
 // task when nil), takes the notification from c, and returns its task:
 // what the server sent in that task before it has reached c.
 func oneNotification(ctx context.Context, c *conformance.Conn, task *string) string {
+	ginkgo.GinkgoHelper()
 	_, in := sendTrigger(ctx, c, lmp.SessionSend{TaskID: task, Text: conformance.Events(ctx).Text(conformance.TriggerNotifications, 1)})
 	must.Expect(ctx, c, match.Type(lmp.TypeNotification).And(match.Task(in)))
 	return in
@@ -189,6 +200,7 @@ func oneNotification(ctx context.Context, c *conformance.Conn, task *string) str
 // executed twice produced two: Hermes takes a chat's messages in order, so
 // they all came before the run. seq is that of the run's terminal frame.
 func executions(ctx context.Context, c *conformance.Conn, task string) (n int, seq int64) {
+	ginkgo.GinkgoHelper()
 	sendTrigger(ctx, c, lmp.SessionSend{TaskID: &task, Text: conformance.Events(ctx).Text(conformance.TriggerReply, 0)})
 	started := must.Expect(ctx, c, match.Task(task).And(match.Type(lmp.TypeRunStarted)))
 	end := must.Expect(ctx, c, match.Task(task).And(match.Terminal()))

@@ -15,8 +15,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionTransport, func() {
-	conformance.It("T-2", rules.MUST, "GET /health answers 200 itself, not through a redirect", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
+	specs.It("T-2", rules.MUST, "GET /health answers 200 itself, not through a redirect", func(ctx ginkgo.SpecContext) {
 		u, err := target(ctx).HealthURL()
 		must.Succeed(err)
 		hc := *target(ctx).HTTPClient
@@ -29,7 +29,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		must.That(resp.StatusCode == http.StatusOK, "GET %s answered %s (Location %q): probes and proxies do not follow it", u, resp.Status, resp.Header.Get("Location"))
 	})
 
-	conformance.It("T-7,T-8", rules.MUST, "hello.ok's server_time is the server's clock at hello: it agrees with the next frames' ts", func(ctx ginkgo.SpecContext) {
+	specs.It("T-7,T-8", rules.MUST, "hello.ok's server_time is the server's clock at hello: it agrees with the next frames' ts", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		st := expectEpochSeconds(c.HelloOK.ServerTime, "server_time")
 		var frames []client.Frame
@@ -44,7 +44,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		}
 	})
 
-	conformance.It("T-7", rules.MUST, "every frame's timestamps are float epoch seconds: ts, server_time, started_at, deadline_ts", func(ctx ginkgo.SpecContext) {
+	specs.It("T-7", rules.MUST, "every frame's timestamps are float epoch seconds: ts, server_time, started_at, deadline_ts", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		// A run (run.started, its deltas, its end), in a task of its own.
 		r, err := conformance.Events(ctx).Reply(ctx, c)
@@ -59,8 +59,8 @@ var _ = conformance.Section(sectionTransport, func() {
 	}, conformance.NeedsEvents)
 })
 
-var _ = conformance.Section(sectionTransport, func() {
-	conformance.It("T-7", rules.SHOULD, "task rows' started_at, ended_at and last_active are float epoch seconds (rows' fields, note 21)", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
+	specs.It("T-7", rules.SHOULD, "task rows' started_at, ended_at and last_active are float epoch seconds (rows' fields, note 21)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		ownTask(ctx, c)
 		rows := ownRows(ctx, c, 5, "")

@@ -10,11 +10,11 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionTiming, func() {
+var _ = conformance.Section(sectionTiming, func(specs *conformance.Specs) {
 	// MUST: the timings are the spec's own values, not a choice on an open
 	// point. A test profile deviates on purpose, so a deviation only skips
 	// the spec unless --strict asks for the spec's timings.
-	conformance.It("T-4,T-5,S-4,P-5,E-5,I-1", rules.MUST, "the timing profile equals the spec's defaults (25 s / 10 s / 300 s / 512 / 256)", func(ctx ginkgo.SpecContext) {
+	specs.It("T-4,T-5,S-4,P-5,E-5,I-1", rules.MUST, "the timing profile equals the spec's defaults (25 s / 10 s / 300 s / 512 / 256)", func(ctx ginkgo.SpecContext) {
 		p := profile(ctx)
 		ginkgo.AddReportEntry("timing profile", p.String())
 		dev := p.Deviations()

@@ -23,8 +23,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionTransport, func() {
-	conformance.It("T-2", rules.MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
+	specs.It("T-2", rules.MUST, `GET /health answers {"ok":true,"v":1} without authentication`, func(ctx ginkgo.SpecContext) {
 		u, err := target(ctx).HealthURL()
 		must.Succeed(err)
 		resp, err := getHealth(ctx, u)
@@ -32,12 +32,12 @@ var _ = conformance.Section(sectionTransport, func() {
 		requireHealthy(resp, u)
 	})
 
-	conformance.It("T-1,P-3,P-7", rules.MUST, "the WebSocket at /ws accepts a new device that pairs with a token", func(ctx ginkgo.SpecContext) {
+	specs.It("T-1,P-3,P-7", rules.MUST, "the WebSocket at /ws accepts a new device that pairs with a token", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.That(c.Device.ID != "", "hello.ok after pairing has an empty device_id")
 	})
 
-	conformance.It("T-3", rules.MUST, "server frames are text frames of UTF-8 JSON", func(ctx ginkgo.SpecContext) {
+	specs.It("T-3", rules.MUST, "server frames are text frames of UTF-8 JSON", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		f := must.Expect(ctx, c, match.Type(lmp.TypePong))
@@ -45,7 +45,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		// Every other frame is checked for the same when the spec ends.
 	})
 
-	conformance.It("T-3", rules.SHOULD, "a binary frame gets close 1003 or a non-fatal error, and the server keeps serving (note 12)", func(ctx ginkgo.SpecContext) {
+	specs.It("T-3", rules.SHOULD, "a binary frame gets close 1003 or a non-fatal error, and the server keeps serving (note 12)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Succeed(c.SendRaw(ctx, websocket.MessageBinary, []byte{0x01, 0x02, 0xff}))
 		r := should.AwaitRefusal(ctx, c, nil)
@@ -68,13 +68,13 @@ var _ = conformance.Section(sectionTransport, func() {
 		soft.Done()
 	})
 
-	conformance.It("T-3", rules.INFO, "a binary frame gets a fatal binary_frame error and close 1003 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("T-3", rules.INFO, "a binary frame gets a fatal binary_frame error and close 1003 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Succeed(c.SendRaw(ctx, websocket.MessageBinary, []byte{0x01, 0x02, 0xff}))
 		expectCodes(should.AwaitRefusal(ctx, c, nil), lmp.CodeBinaryFrame, lmp.CloseUnsupportedData)
 	})
 
-	conformance.It("T-6", rules.MUST, "a client ping is answered with pong", func(ctx ginkgo.SpecContext) {
+	specs.It("T-6", rules.MUST, "a client ping is answered with pong", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		for range 3 {
 			must.Send(ctx, c, lmp.Ping{})
@@ -86,7 +86,7 @@ var _ = conformance.Section(sectionTransport, func() {
 	// second off (T-8). One whole second is chance (one in a thousand for
 	// a clock in milliseconds); four in a row are a clock without fractions,
 	// as checkTimestamps holds for the envelope's ts.
-	conformance.It("T-7,T-8", rules.MUST, "server_time is float epoch seconds: the server_time of four hello.ok are not all whole seconds", func(ctx ginkgo.SpecContext) {
+	specs.It("T-7,T-8", rules.MUST, "server_time is float epoch seconds: the server_time of four hello.ok are not all whole seconds", func(ctx ginkgo.SpecContext) {
 		const n = 4
 		var times []float64
 		for i := range n {
@@ -98,7 +98,7 @@ var _ = conformance.Section(sectionTransport, func() {
 			"the server_time of %d hello.ok in a row is a whole second (%v): not float seconds, and the client's clock offset is up to a second off", n, times)
 	})
 
-	conformance.It("T-7,T-8", rules.MUST, "timestamps are float epoch seconds and hello.ok carries server_time", func(ctx ginkgo.SpecContext) {
+	specs.It("T-7,T-8", rules.MUST, "timestamps are float epoch seconds and hello.ok carries server_time", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Send(ctx, c, lmp.Ping{})
 		pong := must.Expect(ctx, c, match.Type(lmp.TypePong))
@@ -110,11 +110,11 @@ var _ = conformance.Section(sectionTransport, func() {
 	})
 })
 
-var _ = conformance.Section(sectionTransport, func() {
+var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
 	// T-1 names the path; a URL's query string is not part of it (RFC 3986
 	// §3.4), and RFC 6455 §3 makes it part of the resource name a client
 	// may send. A server may ignore the parameters, not refuse the upgrade.
-	conformance.It("T-1", rules.MUST, "the WebSocket at /ws is served when its URL carries a query string: the path is still /ws", func(ctx ginkgo.SpecContext) {
+	specs.It("T-1", rules.MUST, "the WebSocket at /ws is served when its URL carries a query string: the path is still /ws", func(ctx ginkgo.SpecContext) {
 		u, err := url.Parse(target(ctx).WSURL)
 		must.Succeed(err, "parse %s", target(ctx).WSURL)
 		q := u.Query()
@@ -128,7 +128,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		must.Succeed(err, "pair at %s", u)
 	})
 
-	conformance.It("T-1", rules.MUST, "the WebSocket upgrade at /ws is answered at /ws itself, not through a redirect", func(ctx ginkgo.SpecContext) {
+	specs.It("T-1", rules.MUST, "the WebSocket upgrade at /ws is answered at /ws itself, not through a redirect", func(ctx ginkgo.SpecContext) {
 		// Probes, proxies and many WebSocket clients do not follow a
 		// redirect of the upgrade request (to /ws/, say): T-1 puts the
 		// WebSocket at /ws.
@@ -148,8 +148,8 @@ var _ = conformance.Section(sectionTransport, func() {
 	})
 })
 
-var _ = conformance.Section(sectionTransport, func() {
-	conformance.It("T-3", rules.MUST, "a text frame that is not UTF-8 is not served on an authenticated connection", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
+	specs.It("T-3", rules.MUST, "a text frame that is not UTF-8 is not served on an authenticated connection", func(ctx ginkgo.SpecContext) {
 		// A frame that would be a ping, but for a byte that is no UTF-8:
 		// whatever the server does with it (an error, a close), it is no
 		// frame of LMP and gets no pong.
@@ -160,7 +160,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		must.That(err != nil || f.Type != lmp.TypePong, "a text frame holding invalid UTF-8 was served: answered with %s", c.Describe(f))
 	})
 
-	conformance.It("T-3", rules.MUST, "a hello that is not UTF-8 does not pair a device", func(ctx ginkgo.SpecContext) {
+	specs.It("T-3", rules.MUST, "a hello that is not UTF-8 does not pair a device", func(ctx ginkgo.SpecContext) {
 		c := must.Dial(ctx, "device")
 		tok := must.Token(ctx)
 		conformance.RecordSecret(conformance.SecretToken, tok)
@@ -175,7 +175,7 @@ var _ = conformance.Section(sectionTransport, func() {
 		must.That(err != nil || f.Type != lmp.TypeHelloOK, "a hello holding invalid UTF-8 paired a device: answered with %s", c.Describe(f))
 	})
 
-	conformance.It("S-6", rules.MUST, "the WebSocket works through a reverse proxy adding forwarding headers: a device pairs and is served", func(ctx ginkgo.SpecContext) {
+	specs.It("S-6", rules.MUST, "the WebSocket works through a reverse proxy adding forwarding headers: a device pairs and is served", func(ctx ginkgo.SpecContext) {
 		// A reverse proxy on this host, as nginx with the Upgrade headers of
 		// lmp-v1.md §3: it forwards the upgrade with X-Forwarded-For,
 		// -Host and -Proto. The token is minted directly (the pairing

@@ -30,6 +30,7 @@ const burstBesideProbes = 64
 // notifications has the event source produce n notifications in a new
 // task, through via when it sends triggers.
 func notifications(ctx context.Context, via *conformance.Conn, n int) conformance.Batch {
+	ginkgo.GinkgoHelper()
 	if n > burstBesideProbes {
 		conformance.AwaitProbes(ctx)
 	}
@@ -41,6 +42,7 @@ func notifications(ctx context.Context, via *conformance.Conn, n int) conformanc
 // takeN takes the first n frames m matches from c, in the order they
 // arrived.
 func takeN(ctx context.Context, c *conformance.Conn, m match.M, n int) []client.Frame {
+	ginkgo.GinkgoHelper()
 	out := make([]client.Frame, 0, n)
 	for range n {
 		out = append(out, must.Expect(ctx, c, m))
@@ -50,6 +52,7 @@ func takeN(ctx context.Context, c *conformance.Conn, m match.M, n int) []client.
 
 // takeBatch takes b's notifications from c, in the order they arrived.
 func takeBatch(ctx context.Context, c *conformance.Conn, b conformance.Batch) []client.Frame {
+	ginkgo.GinkgoHelper()
 	return takeN(ctx, c, b.Match(), b.N)
 }
 
@@ -57,6 +60,7 @@ func takeBatch(ctx context.Context, c *conformance.Conn, b conformance.Batch) []
 // approval, and waits until c sees its approval.required. A timeout other
 // than zero needs the driver.
 func newApproval(ctx context.Context, c *conformance.Conn, timeout time.Duration) conformance.Approval {
+	ginkgo.GinkgoHelper()
 	a, err := conformance.Events(ctx).Approval(ctx, c, timeout)
 	must.Succeed(err, "start a run that waits for an approval")
 	return a
@@ -65,6 +69,7 @@ func newApproval(ctx context.Context, c *conformance.Conn, timeout time.Duration
 // startLongRun has the event source start a run that streams until it is
 // interrupted, in a new task, and waits until c sees its run.started.
 func startLongRun(ctx context.Context, c *conformance.Conn) conformance.Run {
+	ginkgo.GinkgoHelper()
 	r, err := conformance.Events(ctx).LongRun(ctx, c)
 	must.Succeed(err, "start a long run")
 	return r
@@ -74,6 +79,7 @@ func startLongRun(ctx context.Context, c *conformance.Conn) conformance.Run {
 // event source's text for kind when p has no text) and returns the answer
 // and the task it names.
 func sendTrigger(ctx context.Context, c *conformance.Conn, p lmp.SessionSend) (client.Frame, string) {
+	ginkgo.GinkgoHelper()
 	f, task, err := conformance.Events(ctx).Send(ctx, c, p)
 	must.Succeed(err)
 	return f, task

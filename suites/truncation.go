@@ -11,8 +11,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionTruncation, func() {
-	conformance.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true, and the connection then serves task.list", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTruncation, func(specs *conformance.Specs) {
+	specs.It("E-5,E-6", rules.MUST, "a gap older than the replay window sets truncated: true, and the connection then serves task.list", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		start := a.HelloSeq
 		n := profile(ctx).ReplayWindow + 40

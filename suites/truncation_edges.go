@@ -10,12 +10,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(sectionTruncation, func() {
+var _ = conformance.Section(sectionTruncation, func(specs *conformance.Specs) {
 	// The window's edges, each ±1: a device that saw every event, a gap of
 	// window-1 and of exactly the window (replayed in full, not truncated),
 	// and a gap one event beyond it (truncated). The gaps are counted in
 	// the durable events the device got.
-	conformance.It("E-5,E-6,E-7", rules.MUST, "gaps up to the replay window are replayed in full without truncated; one event more is truncated", func(ctx ginkgo.SpecContext) {
+	specs.It("E-5,E-6,E-7", rules.MUST, "gaps up to the replay window are replayed in full without truncated; one event more is truncated", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		w := profile(ctx).ReplayWindow
 		log := readThrough(ctx, a, notifications(ctx, a, w+2))

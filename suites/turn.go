@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -21,12 +22,39 @@ import (
 // turn is one agent turn, driven by plugin hooks exactly as Hermes fires
 // them (hermes.md): pre_llm_call once, stream hooks per model call, tool
 // hooks, on_session_end at the end, and the final reply through send().
-// It runs in a chat of the device, in the Hermes session a real turn of
-// that chat ran in, so that any adapter knows the turn as the chat's.
+// It is the one way the suites play a turn: newTurn's runs in a chat of
+// the device, in the Hermes session a real turn of that chat ran in, so
+// that any adapter knows the turn as the chat's; a spec that plays
+// another kind of turn (another platform's, a subagent's, one in a
+// session it seeded) sets the fields itself.
 type turn struct {
+	// task is the Loomi chat the final reply goes to; session and id are
+	// the Hermes session and turn_id of the hooks.
 	task, session, id string
-	sender            string
+	// sender is pre_llm_call's sender_id: the device whose message the
+	// turn answers ("" for none).
+	sender string
+	// surface is the platform the turn runs on: "" for Loomi.
+	surface string
+	// hermesTask is the task_id of pre_llm_call and on_session_end: ""
+	// for a gateway turn, whose task_id is its session (a subagent has
+	// its own).
+	hermesTask string
+	// message is pre_llm_call's user_message: "" for "go on".
+	message string
+	// first is pre_llm_call's is_first_turn.
+	first bool
+	// parent is pre_llm_call's parent_session_id: a subagent's parent
+	// session, "" otherwise.
+	parent string
 }
+
+// platform is the platform the turn's hooks name.
+func (t turn) platform() string { return cmp.Or(t.surface, platform) }
+
+// taskID is the task_id Hermes gives the turn's pre_llm_call and
+// on_session_end.
+func (t turn) taskID() string { return cmp.Or(t.hermesTask, t.session) }
 
 // platform is the Loomi platform's name in Hermes: the surface and
 // platform of its turns' hooks.
@@ -37,6 +65,7 @@ const platform = hermes.Platform
 // in that chat's Hermes session, whose hooks the spec fires. The frames
 // of the opening turn are taken from c.
 func newTurn(ctx context.Context, c *conformance.Conn) turn {
+	ginkgo.GinkgoHelper()
 	st := askForTurn(ctx, c, "hello "+should.NewID(""))
 	must.That(st.SessionID != "", "run.started of the chat's first turn names no session_id")
 	takeRun(ctx, c, st.RunID)
@@ -47,6 +76,7 @@ func newTurn(ctx context.Context, c *conformance.Conn) turn {
 // run.started of the turn Hermes runs for it. The new task is the one the
 // reply to the request names, or else the task of the next run.started.
 func askForTurn(ctx context.Context, c *conformance.Conn, text string) lmp.RunStarted {
+	ginkgo.GinkgoHelper()
 	reply := must.Request(ctx, c, lmp.SessionSend{Text: text})
 	m := match.Type(lmp.TypeRunStarted)
 	if task := lmp.Deref(reply.TaskID); task != "" {
@@ -57,6 +87,7 @@ func askForTurn(ctx context.Context, c *conformance.Conn, text string) lmp.RunSt
 
 // takeRun takes the frames of run from c, up to its terminal frame.
 func takeRun(ctx context.Context, c *conformance.Conn, run string) {
+	ginkgo.GinkgoHelper()
 	must.Expect(ctx, c, match.Run(run).And(match.Terminal()))
 	for _, f := range c.Pending() {
 		if lmp.Deref(f.RunID) == run {
@@ -67,14 +98,16 @@ func takeRun(ctx context.Context, c *conformance.Conn, run string) {
 
 // hook fires a plugin hook for the turn, with the stream-hook base kwargs.
 func (t turn) hook(ctx context.Context, name string, kw map[string]any) {
+	ginkgo.GinkgoHelper()
 	t.hookIn(ctx, 1, name, kw)
 }
 
 // hookIn fires a stream hook of model call (iteration) it.
 func (t turn) hookIn(ctx context.Context, it int, name string, kw map[string]any) {
+	ginkgo.GinkgoHelper()
 	base := hermes.Encode(hermes.OnStreamStart{StreamBase: hermes.StreamBase{
 		TurnID: t.id, Iteration: it, SessionID: t.session,
-		Model: "mock-model", Provider: "mock", Surface: platform,
+		Model: "mock-model", Provider: "mock", Surface: t.platform(),
 	}})
 	fire(ctx, name, base, kw)
 }
@@ -82,10 +115,12 @@ func (t turn) hookIn(ctx context.Context, it int, name string, kw map[string]any
 // fireArgs fires a hook from its typed kwargs (package hermes builds them
 // as Hermes does), with kw laid over them.
 func fireArgs(ctx context.Context, a hermes.Args, kw map[string]any) {
+	ginkgo.GinkgoHelper()
 	fire(ctx, a.HookName(), hermes.Encode(a), kw)
 }
 
 func fire(ctx context.Context, name string, base, kw map[string]any) {
+	ginkgo.GinkgoHelper()
 	for k, v := range kw {
 		base[k] = v
 	}
@@ -94,29 +129,34 @@ func fire(ctx context.Context, name string, base, kw map[string]any) {
 
 // begin is pre_llm_call, fired once per turn before its first model call.
 func (t turn) begin(ctx context.Context) {
+	ginkgo.GinkgoHelper()
 	fireArgs(ctx, hermes.PreLLMCall{
-		SessionID: t.session, TaskID: t.session, TurnID: t.id, UserMessage: "go on",
-		Model: "mock-model", Platform: platform, SenderID: t.sender,
+		SessionID: t.session, TaskID: t.taskID(), TurnID: t.id, UserMessage: cmp.Or(t.message, "go on"),
+		IsFirstTurn: t.first, Model: "mock-model", Platform: t.platform(), SenderID: t.sender, ParentSessionID: t.parent,
 	}, nil)
 }
 
 // start begins the turn and its first model call.
 func (t turn) start(ctx context.Context) {
+	ginkgo.GinkgoHelper()
 	t.begin(ctx)
 	t.hook(ctx, "on_stream_start", nil)
 }
 
 func (t turn) delta(ctx context.Context, text, kind string) {
+	ginkgo.GinkgoHelper()
 	t.hook(ctx, "on_stream_delta", map[string]any{"delta": text, "kind": kind})
 }
 
 // end is on_stream_end of model call 1: finished after a success, also
 // one that asks for tools; finished=false with the error after a failure.
 func (t turn) end(ctx context.Context, final string, errText any) {
+	ginkgo.GinkgoHelper()
 	t.endCall(ctx, 1, final, errText)
 }
 
 func (t turn) endCall(ctx context.Context, it int, final string, errText any) {
+	ginkgo.GinkgoHelper()
 	if errText != nil {
 		final = ""
 	}
@@ -124,12 +164,14 @@ func (t turn) endCall(ctx context.Context, it int, final string, errText any) {
 }
 
 func (t turn) tool(ctx context.Context, post bool, name, callID string) {
+	ginkgo.GinkgoHelper()
 	t.toolStatus(ctx, post, name, callID, "ok")
 }
 
 func (t turn) toolStatus(ctx context.Context, post bool, name, callID, status string) {
+	ginkgo.GinkgoHelper()
 	call := hermes.ToolCall{ToolName: name, Args: map[string]any{"path": "x"}, ToolCallID: callID,
-		TaskID: t.session, SessionID: t.session, TurnID: t.id, APIRequestID: "req"}
+		TaskID: t.taskID(), SessionID: t.session, TurnID: t.id, APIRequestID: "req"}
 	if !post {
 		fireArgs(ctx, hermes.PreToolCall{ToolCall: call}, nil)
 		return
@@ -139,6 +181,7 @@ func (t turn) toolStatus(ctx context.Context, post bool, name, callID, status st
 
 // sessionEnd is on_session_end, fired at the end of every turn.
 func (t turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
+	ginkgo.GinkgoHelper()
 	reason := "text_response(stop)"
 	switch {
 	case interrupted:
@@ -146,16 +189,24 @@ func (t turn) sessionEnd(ctx context.Context, completed, interrupted bool) {
 	case !completed:
 		reason = "error"
 	}
+	t.sessionEndFor(ctx, completed, interrupted, reason)
+}
+
+// sessionEndFor is on_session_end with Hermes' turn_exit_reason: a turn
+// that neither completed nor was interrupted failed.
+func (t turn) sessionEndFor(ctx context.Context, completed, interrupted bool, reason string) {
+	ginkgo.GinkgoHelper()
 	fireArgs(ctx, hermes.OnSessionEnd{
-		SessionID: t.session, TaskID: t.session, TurnID: t.id,
+		SessionID: t.session, TaskID: t.taskID(), TurnID: t.id,
 		Completed: completed, Failed: !completed && !interrupted, Interrupted: interrupted,
-		TurnExitReason: reason, Model: "mock-model", Platform: platform,
+		TurnExitReason: reason, Model: "mock-model", Platform: t.platform(),
 	}, nil)
 }
 
 // reply is the gateway's delivery of the turn's final reply through the
 // adapter's send(), with metadata notify=true.
 func (t turn) reply(ctx context.Context, text string) {
+	ginkgo.GinkgoHelper()
 	res, err := drv(ctx).Send(ctx, driver.SendRequest{ChatID: t.task, Content: text, Metadata: map[string]any{"notify": true}})
 	must.Succeed(err, "driver send of the final reply")
 	must.That(res.Success, "the adapter's send() of the final reply: want success, got %s", sendFailure(res))
@@ -169,6 +220,7 @@ func sendFailure(res driver.SendResponse) string {
 // answer is the turn's last model call, iteration it, which streams text
 // and asks for no tools, and the turn's successful end.
 func (t turn) answer(ctx context.Context, it int, text string) {
+	ginkgo.GinkgoHelper()
 	t.hookIn(ctx, it, "on_stream_start", nil)
 	t.hookIn(ctx, it, "on_stream_delta", map[string]any{"delta": text, "kind": lmp.DeltaKindText})
 	t.endCall(ctx, it, text, nil)
@@ -177,6 +229,7 @@ func (t turn) answer(ctx context.Context, it int, text string) {
 
 // complete ends a turn that succeeded: on_session_end, then the final reply.
 func (t turn) complete(ctx context.Context, text string) {
+	ginkgo.GinkgoHelper()
 	t.sessionEnd(ctx, true, false)
 	t.reply(ctx, text)
 }
@@ -188,6 +241,7 @@ const stopCommand = hermes.StopCommand
 // finished in the reverse order, and returns the run.tool_started frames
 // by call_id and the run.tool_finished frames in arrival order.
 func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunToolFinished) {
+	ginkgo.GinkgoHelper()
 	c := must.Pair(ctx, "device")
 	t := newTurn(ctx, c)
 	t.start(ctx)
@@ -219,6 +273,7 @@ func toolTurn(ctx ginkgo.SpecContext) (map[string]lmp.RunToolStarted, []lmp.RunT
 // Through the driver, hooks for the turn also arrive after its error: a
 // late delta and a second end.
 func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []client.Frame) {
+	ginkgo.GinkgoHelper()
 	var task string
 	if conformance.Events(ctx).Source() == conformance.SourceDriver {
 		t := newTurn(ctx, c)
@@ -260,6 +315,7 @@ func failedRunEnd(ctx ginkgo.SpecContext, c *conformance.Conn) (ends, after []cl
 // and never gets its on_stream_end, ends it with finish, and checks that
 // its run ends with run.completed.
 func endsWithoutStreamEnd(ctx ginkgo.SpecContext, text string, finish func(turn)) {
+	ginkgo.GinkgoHelper()
 	c := must.Pair(ctx, "device")
 	t := newTurn(ctx, c)
 	t.start(ctx)

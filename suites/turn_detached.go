@@ -15,7 +15,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionTurns, func() {
+var _ = conformance.Section(sectionTurns, func(specs *conformance.Specs) {
 	// A subagent runs in a session of its own whose store row records its
 	// parent (parent_session_id) and the parent's chat as its origin; a
 	// /background run in a bg_ session whose row names the chat too. Their
@@ -23,26 +23,21 @@ var _ = conformance.Section(sectionTurns, func() {
 	// that they are never shown is note 22's preferred answer, so SHOULD.
 	// The spec seeds both rows through the driver and fires a whole turn in
 	// each; no run frame may carry their text or their sessions.
-	conformance.It("H-1", rules.SHOULD, "a subagent's or a /background run's turn is no run, though its row names the chat (note 22)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.SHOULD, "a subagent's or a /background run's turn is no run, though its row names the chat (note 22)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own := newTurn(ctx, c)
 		marker := should.NewID("detached text ")
-		sub := turn{task: should.NewID("sa-"), session: should.NewID("20261201_101502_"), id: should.NewID("turn_sub_")}
-		bg := turn{session: hermes.BackgroundSessionPrefix + should.NewID(""), id: should.NewID("turn_bg_")}
-		bg.task = bg.session
-		for _, d := range []struct {
-			t      turn
-			parent string
-		}{{sub, own.session}, {bg, ""}} {
-			_, err := drv(ctx).Session(ctx, driver.SessionRequest{TaskID: own.task, SessionID: d.t.session, ParentSessionID: d.parent})
-			must.Succeed(err, "driver POST %s (a row of session %s whose origin is chat %s)", driver.RouteSession, d.t.session, own.task)
-			fireArgs(ctx, hermes.PreLLMCall{SessionID: d.t.session, TaskID: d.t.task, TurnID: d.t.id, UserMessage: "summarise the logs",
-				IsFirstTurn: true, Model: "mock-model", Platform: platform, ParentSessionID: d.parent}, nil)
-			d.t.hook(ctx, "on_stream_start", nil)
-			d.t.delta(ctx, marker, lmp.DeltaKindText)
-			d.t.end(ctx, marker, nil)
-			fireArgs(ctx, hermes.OnSessionEnd{SessionID: d.t.session, TaskID: d.t.task, TurnID: d.t.id, Completed: true,
-				TurnExitReason: "text_response(stop)", Model: "mock-model", Platform: platform}, nil)
+		sub := turn{hermesTask: should.NewID("sa-"), session: should.NewID("20261201_101502_"), id: should.NewID("turn_sub_"),
+			parent: own.session, message: "summarise the logs", first: true}
+		bg := turn{session: hermes.BackgroundSessionPrefix + should.NewID(""), id: should.NewID("turn_bg_"),
+			message: "summarise the logs", first: true}
+		for _, t := range []turn{sub, bg} {
+			_, err := drv(ctx).Session(ctx, driver.SessionRequest{TaskID: own.task, SessionID: t.session, ParentSessionID: t.parent})
+			must.Succeed(err, "driver POST %s (a row of session %s whose origin is chat %s)", driver.RouteSession, t.session, own.task)
+			t.start(ctx)
+			t.delta(ctx, marker, lmp.DeltaKindText)
+			t.end(ctx, marker, nil)
+			t.sessionEnd(ctx, true, false)
 		}
 		var soft must.Soft
 		for _, f := range afterMarker(ctx, c) {
@@ -63,15 +58,14 @@ var _ = conformance.Section(sectionTurns, func() {
 	// its turn ends (note 17), and a failed turn's run ends failed: run.failed
 	// or run.completed{status:"failed"} (§4; note 6 lets a server send one or
 	// both). Preferred answers, so SHOULD.
-	conformance.It("H-1,F-4", rules.SHOULD, "a turn that on_session_end reports failed ends its run failed (notes 17, 22)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1,F-4", rules.SHOULD, "a turn that on_session_end reports failed ends its run failed (notes 17, 22)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
 		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Type(lmp.TypeRunStarted).And(match.Field("session_id", t.session))))
 		t.delta(ctx, "Reading the whole repository", lmp.DeltaKindText)
 		t.end(ctx, "Reading the whole repository", nil)
-		fireArgs(ctx, hermes.OnSessionEnd{SessionID: t.session, TaskID: t.session, TurnID: t.id, Failed: true,
-			TurnExitReason: "error(context_overflow)", Model: "mock-model", Platform: platform}, nil)
+		t.sessionEndFor(ctx, false, false, "error(context_overflow)")
 		end := must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
 		switch end.Type {
 		case lmp.TypeRunFailed:

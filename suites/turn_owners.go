@@ -11,7 +11,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionTurns, func() {
+var _ = conformance.Section(sectionTurns, func(specs *conformance.Specs) {
 	// Hermes runs the sessions of different chats at once, so their turns'
 	// pre_llm_call may come in any order; a new chat's first turn is known
 	// only by its user_message and sender_id. Two devices that send the
@@ -20,7 +20,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// answers with a send()), so that the spec fires the turns' hooks
 	// itself, the later sender's first. That a turn belongs to the task its
 	// message was sent into is note 18's preferred answer, so SHOULD.
-	conformance.It("F-5", rules.SHOULD, "of two devices sending the same text into new tasks, each one's turn is in its own task (note 18)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-5", rules.SHOULD, "of two devices sending the same text into new tasks, each one's turn is in its own task (note 18)", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 2)
 		text := "/mock help " + should.NewID("same-")
 		tasks := make([]string, 2)
@@ -31,13 +31,8 @@ var _ = conformance.Section(sectionTurns, func() {
 			must.That(tasks[i] != "", "the answer to session.send names no task: %s", d.Describe(ans))
 		}
 		for _, i := range []int{1, 0} {
-			t := turn{session: should.NewID("sess_"), id: should.NewID("turn_"), sender: devs[i].Device.ID}
-			fire(ctx, "pre_llm_call", map[string]any{
-				"session_id": t.session, "task_id": t.session, "turn_id": t.id, "user_message": text,
-				"conversation_history": []any{}, "is_first_turn": true, "model": "mock-model",
-				"platform": platform, "sender_id": t.sender,
-			}, nil)
-			t.hook(ctx, "on_stream_start", nil)
+			t := turn{session: should.NewID("sess_"), id: should.NewID("turn_"), sender: devs[i].Device.ID, message: text, first: true}
+			t.start(ctx)
 			st := must.Decode[lmp.RunStarted](must.Expect(ctx, devs[0], match.Type(lmp.TypeRunStarted).And(match.Field("session_id", t.session))))
 			must.Equal("task_id of the turn of "+devs[i].Name+"'s message (the task it was sent into)", st.TaskID, tasks[i])
 			t.task = st.TaskID

@@ -4,7 +4,6 @@ import (
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/driver"
-	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -13,7 +12,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionTurns, func() {
+var _ = conformance.Section(sectionTurns, func(specs *conformance.Specs) {
 	// Hermes rewrites the phone's text before pre_llm_call (a reply quote
 	// in front, an image description, a voice transcript) and starts turns
 	// in a chat by itself (/retry, a queued follow-up, a process notice, the
@@ -22,15 +21,15 @@ var _ = conformance.Section(sectionTurns, func() {
 	// spec fires a turn in it whose user_message is no text the adapter ever
 	// sent. That such a turn is the chat's is note 22's preferred answer, so
 	// SHOULD.
-	conformance.It("H-1", rules.SHOULD, "a turn in a session whose row names a chat is that chat's run, whatever its user_message (note 22)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.SHOULD, "a turn in a session whose row names a chat is that chat's run, whatever its user_message (note 22)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		chat, session := should.NewID("chat_"), should.NewID("sess_")
 		_, err := drv(ctx).Session(ctx, driver.SessionRequest{TaskID: chat, SessionID: session})
 		must.Succeed(err, "driver POST %s (a session row whose origin is chat %s)", driver.RouteSession, chat)
-		t := turn{task: chat, session: session, id: should.NewID("turn_"), sender: c.Device.ID}
-		fireArgs(ctx, hermes.PreLLMCall{SessionID: session, TaskID: session, TurnID: t.id, Model: "mock-model",
-			Platform: platform, UserMessage: "[Replying to: \"the build\"]\n\nretry it " + should.NewID("")}, nil)
-		t.hook(ctx, "on_stream_start", nil)
+		// No sender_id: the turn answers no message of the device.
+		t := turn{task: chat, session: session, id: should.NewID("turn_"),
+			message: "[Replying to: \"the build\"]\n\nretry it " + should.NewID("")}
+		t.start(ctx)
 		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Type(lmp.TypeRunStarted).And(match.Field("session_id", session))))
 		must.Equal("task_id of a turn in the chat's session", st.TaskID, chat)
 		t.end(ctx, "done", nil)
@@ -43,7 +42,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// on_session_end. Whether a server shows it as a run of its own is its
 	// choice; the chat's run must go on: the fork ends nothing, and the
 	// main turn's later hooks still reach it (note 22, SHOULD).
-	conformance.It("H-1", rules.SHOULD, "a fork in a chat's session neither ends the chat's run nor takes its hooks (note 22)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.SHOULD, "a fork in a chat's session neither ends the chat's run nor takes its hooks (note 22)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)

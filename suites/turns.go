@@ -21,8 +21,8 @@ import (
 // final reply through send(). A run is one turn (§2: run_id is the ID of
 // one agent turn).
 
-var _ = conformance.Section(sectionTurns, func() {
-	conformance.It("H-1,H-2", rules.MUST, "a turn that calls tools is one run: all its frames carry one run_id, its terminal frame last", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionTurns, func(specs *conformance.Specs) {
+	specs.It("H-1,H-2", rules.MUST, "a turn that calls tools is one run: all its frames carry one run_id, its terminal frame last", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -50,7 +50,7 @@ var _ = conformance.Section(sectionTurns, func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-1", rules.SHOULD, "the run of a turn ends when the turn ends, with the text of its final reply (note 17)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.SHOULD, "the run of a turn ends when the turn ends, with the text of its final reply (note 17)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -74,7 +74,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// on_stream_end, a failed one that it retries included. An adapter
 	// that reads the table literally fails the run at that call; not
 	// failing a run whose call is retried is note 17's preferred answer.
-	conformance.It("F-4", rules.SHOULD, "a model call that fails and is retried in the same turn does not fail the run (note 17)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-4", rules.SHOULD, "a model call that fails and is retried in the same turn does not fail the run (note 17)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -93,11 +93,11 @@ var _ = conformance.Section(sectionTurns, func() {
 	}, conformance.NeedsDriver)
 
 	// on_stream_end is over 16 KiB, and Hermes drops it whole.
-	conformance.It("H-1", rules.MUST, "a run whose on_stream_end never arrives ends with the turn's final reply through send()", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.MUST, "a run whose on_stream_end never arrives ends with the turn's final reply through send()", func(ctx ginkgo.SpecContext) {
 		endsWithoutStreamEnd(ctx, "A long answer", func(t turn) { t.complete(ctx, "A long answer") })
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-1", rules.SHOULD, "a run without on_stream_end still ends at on_session_end, with no final reply (note 17)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.SHOULD, "a run without on_stream_end still ends at on_session_end, with no final reply (note 17)", func(ctx ginkgo.SpecContext) {
 		endsWithoutStreamEnd(ctx, "partial", func(t turn) { t.sessionEnd(ctx, true, false) })
 	}, conformance.NeedsDriver)
 
@@ -107,7 +107,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// first stream hook of the turn as its start, the only one that keeps
 	// one run.started per run). In band, so that any server's tool turn
 	// shows it.
-	conformance.It("H-1", rules.MUST, "a turn of several model calls is one run: one run.started, one run_id, nothing after its end", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.MUST, "a turn of several model calls is one run: one run.started, one run_id, nothing after its end", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		_, task := sendTrigger(ctx, c, lmp.SessionSend{Text: conformance.Events(ctx).Text(conformance.TriggerToolRun, 0)})
 		fs := runFramesOf(ctx, c, task)
@@ -132,7 +132,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// The task's next run must not bring a second terminal frame, or any
 	// other frame, of the run before it. In band, so that any server's
 	// reply runs show it.
-	conformance.It("H-1", rules.MUST, "the next run of a task brings no frame of its ended run: a run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.MUST, "the next run of a task brings no frame of its ended run: a run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		first := replyRun(ctx, c)
 		task := first.TaskID
@@ -150,7 +150,7 @@ var _ = conformance.Section(sectionTurns, func() {
 	// it (hermes.md): a delta or a call's end may reach the adapter after
 	// the turn ended. Whatever a server makes of it, a frame of the run
 	// after its terminal frame contradicts that end.
-	conformance.It("H-1", rules.MUST, "stream hooks arriving after their turn ended send nothing: the run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.MUST, "stream hooks arriving after their turn ended send nothing: the run's terminal frame stays its last", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -167,31 +167,22 @@ var _ = conformance.Section(sectionTurns, func() {
 		}
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-1", rules.SHOULD, "turns of another platform and of subagents are not shown to phones (note 19)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-1", rules.SHOULD, "turns of another platform and of subagents are not shown to phones (note 19)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		own := newTurn(ctx, c)
 		marker := should.NewID("foreign text ")
 		foreign := []turn{
-			{task: should.NewID("tg_chat_"), session: should.NewID("20261201_101500_"), id: should.NewID("turn_tg_")},
+			{task: should.NewID("tg_chat_"), session: should.NewID("20261201_101500_"), id: should.NewID("turn_tg_"),
+				surface: "telegram", message: "hi", first: true},
 			// A subagent of the device's turn: its own session and task id.
-			{task: own.task, session: should.NewID("20261201_101501_"), id: should.NewID("turn_sub_"), sender: own.sender},
+			{task: own.task, session: should.NewID("20261201_101501_"), id: should.NewID("turn_sub_"), sender: own.sender,
+				hermesTask: should.NewID("subagent_"), message: "hi", first: true},
 		}
-		surfaces := []string{"telegram", platform}
-		for i, f := range foreign {
-			task := f.session
-			if i == 1 {
-				task = should.NewID("subagent_")
-			}
-			fire(ctx, "pre_llm_call", map[string]any{"session_id": f.session, "task_id": task, "turn_id": f.id,
-				"user_message": "hi", "conversation_history": []any{}, "is_first_turn": true, "model": "mock-model",
-				"platform": surfaces[i], "sender_id": f.sender}, nil)
-			base := map[string]any{"turn_id": f.id, "iteration": 1, "session_id": f.session, "model": "mock-model",
-				"provider": "mock", "surface": surfaces[i]}
-			fire(ctx, "on_stream_start", base, nil)
-			fire(ctx, "on_stream_delta", base, map[string]any{"delta": marker, "kind": lmp.DeltaKindText})
-			fire(ctx, "on_stream_end", base, map[string]any{"final_text": marker, "finished": true, "error": nil})
-			fire(ctx, "on_session_end", map[string]any{"session_id": f.session, "task_id": task, "turn_id": f.id,
-				"completed": true, "interrupted": false, "model": "mock-model", "platform": surfaces[i]}, nil)
+		for _, f := range foreign {
+			f.start(ctx)
+			f.delta(ctx, marker, lmp.DeltaKindText)
+			f.end(ctx, marker, nil)
+			f.sessionEnd(ctx, true, false)
 		}
 		var soft must.Soft
 		for _, f := range afterMarker(ctx, c) {
@@ -205,7 +196,7 @@ var _ = conformance.Section(sectionTurns, func() {
 		soft.Done()
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-3", rules.SHOULD, "an approval asked inside a tool turn belongs to the turn's run (approval.required.run_id)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-3", rules.SHOULD, "an approval asked inside a tool turn belongs to the turn's run (approval.required.run_id)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		t.start(ctx)
@@ -233,7 +224,7 @@ var _ = conformance.Section(sectionTurns, func() {
 		soft.Done()
 	}, conformance.NeedsDriver)
 
-	conformance.It("E-1", rules.SHOULD, "after /new starts a new Hermes session, the chat's runs keep its task_id (note 18)", func(ctx ginkgo.SpecContext) {
+	specs.It("E-1", rules.SHOULD, "after /new starts a new Hermes session, the chat's runs keep its task_id (note 18)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		first := askForTurn(ctx, c, "hello "+should.NewID(""))
 		takeRun(ctx, c, first.RunID)
@@ -249,7 +240,7 @@ var _ = conformance.Section(sectionTurns, func() {
 		soft.Done()
 	}, conformance.NeedsDriver)
 
-	conformance.It("H-4", rules.SHOULD, "a turn's final reply through send() completes its run and is not also a notification (note 20)", func(ctx ginkgo.SpecContext) {
+	specs.It("H-4", rules.SHOULD, "a turn's final reply through send() completes its run and is not also a notification (note 20)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		t := newTurn(ctx, c)
 		reply := should.NewID("The answer is ")

@@ -13,8 +13,8 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
-var _ = conformance.Section(sectionVersioning, func() {
-	conformance.It("V-2", rules.MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(sectionVersioning, func(specs *conformance.Specs) {
+	specs.It("V-2", rules.MUST, "hello.ok states protocol_version 1", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.Equal("hello.ok protocol_version", c.HelloOK.ProtocolVersion, lmp.Version)
 		again := must.Connect(ctx, "device again", c.Device, nil)
@@ -22,7 +22,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.Equal("pong envelope v", rawEnvelope(must.Expect(ctx, pinged(ctx, c), match.Type(lmp.TypePong)))["v"], float64(lmp.Version))
 	})
 
-	conformance.It("V-2", rules.MUST, "a hello with an unsupported protocol_version is refused: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+	specs.It("V-2", rules.MUST, "a hello with an unsupported protocol_version is refused: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
@@ -30,7 +30,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.Refused(ctx, c, err, "hello with protocol_version 99")
 	})
 
-	conformance.It("V-2", rules.MUST, "a paired device's hello with an unsupported protocol_version is refused: fatal error, then close", func(ctx ginkgo.SpecContext) {
+	specs.It("V-2", rules.MUST, "a paired device's hello with an unsupported protocol_version is refused: fatal error, then close", func(ctx ginkgo.SpecContext) {
 		a := must.Pair(ctx, "device")
 		must.Succeed(a.CloseNow())
 		c := must.Dial(ctx, "device back, from the future")
@@ -39,7 +39,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.Refused(ctx, c, err, "a paired device's hello with protocol_version 99")
 	})
 
-	conformance.It("V-2", rules.MUST, "a hello with protocol_version 0, older than any version, is refused: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
+	specs.It("V-2", rules.MUST, "a hello with protocol_version 0, older than any version, is refused: a fatal error, then a close", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the past")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypeHello, "payload": map[string]any{
@@ -60,7 +60,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.That(r.Fatal(), "hello with protocol_version 0: want a fatal error followed by a close, got %s", r)
 	})
 
-	conformance.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming supported versions (note 11)", func(ctx ginkgo.SpecContext) {
+	specs.It("V-2", rules.SHOULD, "an unsupported protocol_version gets a fatal unsupported_version naming supported versions (note 11)", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
@@ -75,7 +75,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 		soft.Done()
 	})
 
-	conformance.It("V-2", rules.INFO, "an unsupported protocol_version closes with 1002 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
+	specs.It("V-2", rules.INFO, "an unsupported protocol_version closes with 1002 (docs/protocol.md)", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device from the future")
 		_, err := c.Hello(ctx, lmp.Hello{ProtocolVersion: 99, Token: tok})
@@ -89,7 +89,7 @@ var _ = conformance.Section(sectionVersioning, func() {
 	// non-fatal error is not ignoring it (issue 12's bug class "an unknown
 	// client type answered with an error").
 
-	conformance.It("V-1", rules.MUST, "unknown fields in client frames are ignored", func(ctx ginkgo.SpecContext) {
+	specs.It("V-1", rules.MUST, "unknown fields in client frames are ignored", func(ctx ginkgo.SpecContext) {
 		tok := must.Token(ctx)
 		c := must.Dial(ctx, "device")
 		must.SendJSON(ctx, c, map[string]any{
@@ -110,13 +110,13 @@ var _ = conformance.Section(sectionVersioning, func() {
 		must.Expect(ctx, c, match.Type(lmp.TypePong))
 	})
 
-	conformance.It("F-2", rules.MUST, "a task.list with request_id alone is served: limit and status_filter are optional (§4)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-2", rules.MUST, "a task.list with request_id alone is served: limit and status_filter are optional (§4)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		f := must.Request(ctx, c, lmp.TaskList{})
 		must.That(f.Type == lmp.TypeTaskListResult, "a task.list without limit and status_filter was answered with %s", c.Describe(f))
 	})
 
-	conformance.It("F-2", rules.SHOULD, "a client frame needs only v, type and payload; other envelope fields are ignored (note 1)", func(ctx ginkgo.SpecContext) {
+	specs.It("F-2", rules.SHOULD, "a client frame needs only v, type and payload; other envelope fields are ignored (note 1)", func(ctx ginkgo.SpecContext) {
 		c := must.Pair(ctx, "device")
 		must.SendJSON(ctx, c, map[string]any{"v": 1, "type": lmp.TypePing, "payload": map[string]any{},
 			"seq": 999999, "ts": 1.5, "event_id": "e_999999", "task_id": nil, "run_id": nil})

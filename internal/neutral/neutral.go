@@ -9,7 +9,7 @@
 // which the suites read them, for SHOULD and INFO specs.
 //
 // Find loads the suites' packages with their types and follows each MUST
-// spec (conformance.It with rules.MUST) through every function of the
+// spec (conformance.Specs.It with rules.MUST) through every function of the
 // suites it calls, however deep: a use of an own field, an own name or of
 // package ours on that path is a Finding, with the file and line of the
 // use and of the spec. The harness, package suites/conformance, is not
@@ -163,7 +163,7 @@ type spec struct {
 	info *types.Info
 }
 
-// mustSpecs finds every conformance.It(ids, rules.MUST, text, body, …).
+// mustSpecs finds every Specs.It(ids, rules.MUST, text, body, …) of package conformance.
 func (g *graph) mustSpecs() []spec {
 	var out []spec
 	for _, p := range g.pkgs {

@@ -54,9 +54,10 @@ var ReadsServerLog = ginkgo.Label(LabelServerLog)
 
 // Section registers one container of the section s (h2spec style: a
 // file per part of a section), declared by Declare once the target is
-// known. Every spec in it gets the section's label, and its connections are
-// checked and closed when the spec ends.
-func Section(s SuiteSection, body func()) bool {
+// known: body declares the container's specs through the Specs it is
+// given. Every spec in it gets the section's label, and its connections
+// are checked and closed when the spec ends.
+func Section(s SuiteSection, body func(*Specs)) bool {
 	declareMu.Lock()
 	defer declareMu.Unlock()
 	sections = append(sections, section{s, body})
@@ -65,7 +66,15 @@ func Section(s SuiteSection, body func()) bool {
 
 type section struct {
 	SuiteSection
-	body func()
+	body func(*Specs)
+}
+
+// Specs declares the specs of one section's container for the target
+// the tree is built for: Declare hands it to the section's body, and each
+// spec's body reaches the target through its context (TargetOf).
+type Specs struct {
+	target  *Target
+	section SuiteSection
 }
 
 // Declare builds the spec tree for the target t: every registered
@@ -96,9 +105,7 @@ func Declare(t *Target) error {
 	ginkgo.AfterSuite(StopProbes)
 	for _, s := range sections {
 		ginkgo.Describe(s.Title, ginkgo.Label("section:"+s.Label), func() {
-			declaring, sectionLabel, sectionTitle = t, "section:"+s.Label, s.Title
-			s.body()
-			declaring, sectionLabel, sectionTitle = nil, "", ""
+			s.body(&Specs{target: t, section: s.SuiteSection})
 		})
 	}
 	return nil
@@ -111,23 +118,23 @@ var (
 	declaredFor *Target
 )
 
-// It declares one spec. ids names the rule(s) it checks, separated by
+// It declares one spec of the section. ids names the rule(s) it checks, separated by
 // commas ("P-4" or "P-4,P-6"); level is how strongly they bind; text is
 // the requirement as the report shows it. The spec is labelled with each
 // rule ID and the level; its leaf text starts with the rule IDs so that
 // --focus can select by ID too.
-func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext), decorators ...any) bool {
+func (sp *Specs) It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext), decorators ...any) bool {
 	ruleIDs := splitIDs(ids)
 	if err := rules.Validate(ruleIDs...); err != nil {
 		// A spec naming an unknown rule is a bug in the suites; the
 		// matrix test reports it too.
-		panic(fmt.Sprintf("conformance.It(%q): %v", text, err))
+		panic(fmt.Sprintf("conformance: It(%q): %v", text, err))
 	}
 	labels := append([]string{string(level)}, ruleIDs...)
 	args := []any{ginkgo.Label(labels...)}
 	needsDriver, needsEvents, timer, observesNothing, driverFirst := false, false, false, false, false
 	hasTimeout := false
-	all := append([]string{sectionLabel}, labels...)
+	all := append([]string{"section:" + sp.section.Label}, labels...)
 	for _, d := range decorators {
 		if l, ok := d.(ginkgo.Labels); ok {
 			for _, v := range l {
@@ -150,9 +157,9 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	if timer {
 		timerSpecLabels = append(timerSpecLabels, all)
 	}
-	t := declaring
+	t := sp.target
 	leaf := "[" + strings.Join(ruleIDs, ",") + "] " + text
-	specIndex = append(specIndex, indexedSpec{all, sectionTitle + " " + leaf})
+	specIndex = append(specIndex, indexedSpec{all, sp.section.Title + " " + leaf})
 	wrapped := func(ctx ginkgo.SpecContext) {
 		if t == nil {
 			ginkgo.Fail("conformance: the tree was declared for a preview, not for a run (Declare(nil))")
@@ -179,14 +186,9 @@ func It(ids string, level rules.Level, text string, body func(ginkgo.SpecContext
 	return ginkgo.It(leaf, args...)
 }
 
-// The tree is built in one goroutine before the suite runs: the target and
-// section being declared, and the labels of every timer spec (StartProbes
-// reads them to learn whether the selection holds one).
-var (
-	declaring                  *Target
-	sectionLabel, sectionTitle string
-	timerSpecLabels            [][]string
-)
+// timerSpecLabels are the labels of every timer spec of the declared
+// tree (StartProbes reads them to learn whether the selection holds one).
+var timerSpecLabels [][]string
 
 // specContext is a spec's ginkgo.SpecContext that also carries its target.
 type specContext struct {

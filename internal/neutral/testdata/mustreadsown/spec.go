@@ -14,12 +14,12 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
-var _ = conformance.Section(conformance.NewSection("transport", "§1 Transport", ""), func() {
-	conformance.It("T-7", rules.MUST, "every task row's started_at is epoch seconds", func(ctx ginkgo.SpecContext) {
+var _ = conformance.Section(conformance.NewSection("transport", "§1 Transport", ""), func(specs *conformance.Specs) {
+	specs.It("T-7", rules.MUST, "every task row's started_at is epoch seconds", func(ctx ginkgo.SpecContext) {
 		var f client.Frame
 		checkRows(f)
 	})
-	conformance.It("T-7", rules.SHOULD, "a task row's started_at is epoch seconds (note 21)", func(ctx ginkgo.SpecContext) {
+	specs.It("T-7", rules.SHOULD, "a task row's started_at is epoch seconds (note 21)", func(ctx ginkgo.SpecContext) {
 		var f client.Frame
 		checkRows(f)
 	})
