@@ -19,6 +19,73 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
+// approvalTimeout is what the approval-timeout probe saw: deadline_ts off
+// the configured timeout, and the approval.resolved each device got.
+var approvalTimeout struct {
+	late     time.Duration
+	resolved []lmp.ApprovalResolved
+}
+
+// approvalTimeoutProbe lets an approval time out with two devices online
+// (note 15). Hermes has one configured approval timeout and gives the
+// adapter no deadline, so the wait is the profile's approval timeout: a
+// probe, so that it overlaps with the other timers.
+var approvalTimeoutProbe = conformance.NewProbe("approval timeout", func(ctx context.Context, p *conformance.Probe) error {
+	t := conformance.TargetOf(ctx)
+	if !t.HasDriver() {
+		return errSkip(conformance.SkipNoDriver)
+	}
+	var devs []*conformance.Conn
+	for _, name := range []string{"device A", "device B"} {
+		c, err := p.Dial(ctx, nil)
+		if err != nil {
+			return err
+		}
+		c.Name = "probe approval timeout: " + name
+		tok, err := t.MintToken(ctx, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := c.Hello(ctx, lmp.Hello{Token: tok.Token}); err != nil {
+			return err
+		}
+		devs = append(devs, c)
+	}
+	timeout := t.Profile.ApprovalTimeout
+	// The wait is the approval timeout: a server that closes a device's
+	// connection meanwhile fails the probe at once, with its close code.
+	ctx, stop := p.WhileOpen(ctx, devs...)
+	defer stop()
+	before := time.Now()
+	res, err := t.Driver().Approval(ctx, driver.ApprovalRequest{Command: "rm -rf /tmp/" + should.NewID("x"), Description: "dangerous", TimeoutMS: timeout.Milliseconds()})
+	if err != nil {
+		return conformance.Cause(ctx, fmt.Errorf("driver approval: %w", err))
+	}
+	wait, cancel := context.WithTimeout(ctx, timeout+slack(timeout)+conformance.Wait())
+	defer cancel()
+	f, err := devs[0].Expect(wait, match.Type(lmp.TypeApprovalRequired).And(match.Approval(res.ApprovalID)))
+	if err != nil {
+		return conformance.Cause(ctx, err)
+	}
+	req, err := lmp.DecodePayload[lmp.ApprovalRequired](f.Type, f.Payload)
+	if err != nil {
+		return err
+	}
+	approvalTimeout.late = lmp.TimeOf(req.DeadlineTS).Sub(before.Add(timeout))
+	for _, d := range devs {
+		f, err := d.Expect(wait, match.Type(lmp.TypeApprovalResolved).And(match.Approval(res.ApprovalID)))
+		if err != nil {
+			return conformance.Cause(ctx, err)
+		}
+		r, err := lmp.DecodePayload[lmp.ApprovalResolved](f.Type, f.Payload)
+		if err != nil {
+			return err
+		}
+		approvalTimeout.resolved = append(approvalTimeout.resolved, r)
+	}
+	return nil
+})
+
 var _ = conformance.Section(sectionMultiDevice, func(specs *conformance.Specs) {
 	specs.It("M-1", rules.MUST, "every event goes to every online device", func(ctx ginkgo.SpecContext) {
 		devs := pairN(ctx, 3)

@@ -52,6 +52,20 @@ type Mutant struct {
 	// then does not require its driverless run (--no-driver --triggers
 	// mock) to catch it, and fails if that run does.
 	NeedsDriver string `yaml:"needs_driver,omitempty"`
+	// OwnFields, when set, says that the mutant breaks only fields
+	// lmp-v1.md does not define, the reference server's own (note 21):
+	// only a SHOULD spec reading them through suites/ours sees it, so it
+	// must also be strict_only. The self-test checks that the minimal
+	// variant (internal/variant), which strips every such field, hides it
+	// even under --strict: no spec reads a field that is not there.
+	OwnFields string `yaml:"own_fields,omitempty"`
+	// ProxyHides, when set, says why a proxy in front of the mutated
+	// server takes the mutant off the wire by itself (it ends the
+	// WebSocket and re-encodes every frame it passes): the self-test then
+	// does not run it behind the minimal variant. Every other mutant that
+	// lmp-check catches through the wire alone (no needs_driver, no
+	// needs_host) must still be caught there.
+	ProxyHides string `yaml:"proxy_hides,omitempty"`
 	// NeedsHost, when set, names what the self-test's host must have for
 	// the mutant to be observable: NetworkAddress (an address other than
 	// loopback, at which the in-process server is reached as a phone on
@@ -115,6 +129,10 @@ func parse(name string, raw []byte, needSections bool) ([]Mutant, error) {
 			return nil, fmt.Errorf("mutant: %s: %s: rules, sections, does and edits are required", name, m.ID)
 		case m.StrictOnly != "" && m.Survives != "":
 			return nil, fmt.Errorf("mutant: %s: %s: strict_only and survives exclude each other", name, m.ID)
+		case m.OwnFields != "" && m.StrictOnly == "":
+			return nil, fmt.Errorf("mutant: %s: %s: own_fields needs strict_only: no MUST spec reads a field lmp-v1.md does not define", name, m.ID)
+		case m.ProxyHides != "" && (m.StrictOnly != "" || m.Survives != "" || m.NeedsDriver != ""):
+			return nil, fmt.Errorf("mutant: %s: %s: proxy_hides is for a mutant caught through the wire; it excludes strict_only, survives and needs_driver", name, m.ID)
 		case m.NeedsHost != "" && m.NeedsHost != NetworkAddress && m.NeedsHost != PrivateAddress:
 			return nil, fmt.Errorf("mutant: %s: %s: needs_host %q: want %s or %s", name, m.ID, m.NeedsHost, NetworkAddress, PrivateAddress)
 		}

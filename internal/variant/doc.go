@@ -1,5 +1,5 @@
 // Package variant is a second legitimate LMP v1 implementation, used only by
-// the neutrality self-test (suites/selftest): a protocol-translating proxy in
+// the neutrality and mutation self-tests (suites/selftest): a protocol-translating proxy in
 // front of an lmp-server process that can answer each open point of notes.md
 // that the spec leaves to the implementation differently from the reference
 // server, while keeping to every MUST of the spec. Each such point is a
@@ -37,6 +37,12 @@
 //   - it serves /ws, /health and the loopback pairing endpoint, but neither
 //     the mock Hermes driver API nor the admin API: devices are revoked with
 //     the upstream's own command.
+//
+// Options.KeepNumbering makes it pass the upstream's seq, event_id and a
+// hello's last_seq through: the mutation self-test puts the minimal variant
+// in front of each mutated server that way, so that the mutant's faults,
+// numbering included, reach lmp-check and only fields beyond lmp-v1.md are
+// taken away.
 //
 // The reference server is not touched: the variant lives entirely on the
 // wire, outside server/.

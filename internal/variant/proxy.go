@@ -29,6 +29,14 @@ type Options struct {
 	StateFile string
 	// Choices are the variant's answers to the open points of notes.md.
 	Choices Choices
+	// KeepNumbering passes the upstream's seq, event_id and a hello's
+	// last_seq through unchanged: the variant then rewrites payloads only,
+	// and the upstream's numbering, its faults included, reaches the
+	// client as sent. The fault self-test puts the minimal variant in
+	// front of a mutated server this way. It needs notes 2 and 6 answered
+	// the preferred way (neither adds a frame or a number), and a proxy
+	// that is not restarted (its own numbering is what survives a crash).
+	KeepNumbering bool
 }
 
 // Proxy is a running variant.
@@ -39,6 +47,7 @@ type Proxy struct {
 	srv      *http.Server
 	seq      *numbering
 	choices  Choices
+	keepSeq  bool
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -53,6 +62,9 @@ func Start(o Options) (*Proxy, error) {
 	if o.StateFile == "" {
 		return nil, errors.New("variant: a state file is required")
 	}
+	if o.KeepNumbering && (o.Choices.On(2) || o.Choices.On(6)) {
+		return nil, fmt.Errorf("variant: choices %s number frames of their own (notes 2, 6); the upstream's numbering cannot be kept", o.Choices)
+	}
 	seq, err := openNumbering(o.StateFile)
 	if err != nil {
 		return nil, err
@@ -62,7 +74,7 @@ func Start(o Options) (*Proxy, error) {
 		return nil, err
 	}
 	up := strings.TrimSuffix(o.Upstream, "/")
-	p := &Proxy{upstream: up, upWS: "ws" + strings.TrimPrefix(up, "http") + lmp.PathWebSocket, ln: ln, seq: seq, choices: o.Choices}
+	p := &Proxy{upstream: up, upWS: "ws" + strings.TrimPrefix(up, "http") + lmp.PathWebSocket, ln: ln, seq: seq, choices: o.Choices, keepSeq: o.KeepNumbering}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+lmp.PathWebSocket, p.serveWS)
@@ -239,7 +251,11 @@ func (s *session) clientToUpstream(ctx context.Context) {
 			return
 		}
 		if typ == websocket.MessageText {
-			data = c.rewriteClientFrame(data, s.lastSeq)
+			lastSeq := s.lastSeq
+			if s.p.keepSeq {
+				lastSeq = func(_ string, seq int64) int64 { return seq }
+			}
+			data = c.rewriteClientFrame(data, lastSeq)
 		}
 		if err := s.writeUp(ctx, typ, data); err != nil {
 			return
@@ -363,6 +379,12 @@ func (s *session) rewriteServerFrame(data []byte) ([][]byte, error) {
 	count := 1
 	if typ == lmp.TypeRunFailed && s.p.choices.On(6) {
 		count = 2
+	}
+	if s.p.keepSeq {
+		if p := payloadOf(m); p != nil {
+			m["type"] = s.p.choices.rewritePayload(typ, m, p)
+		}
+		return [][]byte{encode(m)}, nil
 	}
 	upSeq, _ := integer(m["seq"])
 	own, err := s.numbers(typ, upSeq, count)

@@ -58,6 +58,9 @@ func TestCatalogue(t *testing.T) {
 		if len(catchers(specs, m)) == 0 && m.Survives == "" {
 			t.Errorf("mutant %s: no spec in sections %v checks any of %v", m.ID, m.Sections, m.Rules)
 		}
+		if own := ownFieldsOnly(specs, m); own != (m.OwnFields != "") {
+			t.Errorf("mutant %s: own_fields %q, but its SHOULD specs say it breaks only our own fields: %v (a strict_only mutant whose every SHOULD spec reads rows' fields, note 21, has own_fields, and no other)", m.ID, m.OwnFields, own)
+		}
 	}
 	// Every section of the protocol has a mutant, but the timing
 	// profile's (an observation).
@@ -78,6 +81,27 @@ func catchers(specs []check.SpecEntry, m mutant.Mutant) []check.SpecEntry {
 		}
 	}
 	return out
+}
+
+// ownFieldsOnly derives from the suites whether m breaks only fields of
+// ours: it is caught under --strict only, and every SHOULD spec of its
+// sections and rules judges fields lmp-v1.md does not define (its text
+// names note 21, as "(rows' status, note 21)" does).
+func ownFieldsOnly(specs []check.SpecEntry, m mutant.Mutant) bool {
+	if m.StrictOnly == "" {
+		return false
+	}
+	should := 0
+	for _, s := range catchers(specs, m) {
+		if s.Level != "SHOULD" {
+			continue
+		}
+		should++
+		if !slices.Contains(notesOf(s.Text), 21) {
+			return false
+		}
+	}
+	return should > 0
 }
 
 // TestFaultsDoc keeps FAULTS.md equal to what the catalogue and the suites
@@ -126,13 +150,28 @@ facet of one rule, applied only at test time as a `+"`go build -overlay`"+`. The
 self-test (`+"`go test ./suites/selftest/`"+`, see CI.md) builds lmp-check once per
 mutant, so that its in-process server is the mutated one, runs it in its
 default mode on the mutant's sections, and requires a failing MUST spec that
-carries one of the rule IDs below. The shipped server carries no mutant.
+carries one of the rule IDs below. Every mutant caught through the wire alone
+is checked once more behind the minimal variant (internal/variant: only the
+fields lmp-v1.md defines reach lmp-check), built as lmp-server in the same
+build: it must be caught there too, so a spec that caught it only through a
+field of ours shows. A mutant of our own fields must be hidden there, under
+`+"`--strict`"+` too. The shipped server carries no mutant.
 
 | mutant | breaks | sections | the mutated server | edits | specs that must catch it |
 |---|---|---|---|---|---|
 `)
-	var strict, survivors, hermesOnly, hostBound []mutant.Mutant
+	var strict, survivors, hermesOnly, hostBound, ownFields, proxyHides []mutant.Mutant
+	behindMinimal := 0
 	for _, m := range ms {
+		if minimalExpectation(m) == Caught {
+			behindMinimal++
+		}
+		if m.OwnFields != "" {
+			ownFields = append(ownFields, m)
+		}
+		if m.ProxyHides != "" {
+			proxyHides = append(proxyHides, m)
+		}
 		if m.NeedsDriver != "" {
 			hermesOnly = append(hermesOnly, m)
 		}
@@ -161,6 +200,7 @@ carries one of the rule IDs below. The shipped server carries no mutant.
 	caught := len(ms) - len(strict) - len(survivors)
 	fmt.Fprintf(w, "\n%d mutants: %d to be caught by default (%.1f %%), %d under --strict only, %d surviving.\n",
 		len(ms), caught, 100*float64(caught)/float64(max(len(ms), 1)), len(strict), len(survivors))
+	fmt.Fprintf(w, "%d of them to be caught behind the minimal variant too (every one caught through the wire alone, on a host without needs_host).\n", behindMinimal)
 	for _, part := range []struct {
 		title string
 		ms    []mutant.Mutant
@@ -169,6 +209,8 @@ carries one of the rule IDs below. The shipped server carries no mutant.
 		{"Caught under --strict only", strict, func(m mutant.Mutant) string { return m.StrictOnly }},
 		{"Surviving: no black-box check can catch them", survivors, func(m mutant.Mutant) string { return m.Survives }},
 		{"Seen through the driver only: the driverless run (--no-driver --triggers mock) need not catch them", hermesOnly, func(m mutant.Mutant) string { return m.NeedsDriver }},
+		{"Our own fields only: the minimal variant strips them, and lmp-check must then see nothing, under --strict too", ownFields, func(m mutant.Mutant) string { return m.OwnFields }},
+		{"Taken off the wire by any proxy: not run behind the minimal variant", proxyHides, func(m mutant.Mutant) string { return m.ProxyHides }},
 		{"Observable only on a host with a network address: the self-test skips them, and says so, on a host without one", hostBound, hostNeed},
 	} {
 		if len(part.ms) == 0 {

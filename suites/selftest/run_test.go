@@ -43,15 +43,17 @@ type outcome struct {
 // buildCheck builds the clean lmp-check into dir, with -race when the
 // self-test runs under -race, so that the race detector watches the
 // real server.
-func buildCheck(dir string) (string, error) { return buildWith(nil, dir, raceEnabled) }
+func buildCheck(dir string) (string, error) { return buildWith(nil, dir, raceEnabled, false) }
 
 // buildWith builds lmp-check into dir, with m's overlay when m is not
 // nil: its in-process server is then the mutated reference server. Builds
 // share the go build cache, so a mutant recompiles only the packages it
 // changes and those whose export data changes with them. Mutants are built
 // without -race, to keep their builds cheap; the pristine build takes race
-// when the self-test runs under -race.
-func buildWith(m *mutant.Mutant, dir string, race bool) (string, error) {
+// when the self-test runs under -race. withServer builds lmp-server too, in
+// the same go build (it shares every compiled package; only its link is
+// added), as dir/lmp-server.
+func buildWith(m *mutant.Mutant, dir string, race, withServer bool) (string, error) {
 	ov := ""
 	if m != nil {
 		var err error
@@ -59,13 +61,13 @@ func buildWith(m *mutant.Mutant, dir string, race bool) (string, error) {
 			return "", err
 		}
 	}
-	return build(ov, dir, race)
+	return build(ov, dir, race, withServer)
 }
 
 // buildOverlay builds lmp-check into dir with the overlay file ov.
-func buildOverlay(ov, dir string) (string, error) { return build(ov, dir, false) }
+func buildOverlay(ov, dir string) (string, error) { return build(ov, dir, false, false) }
 
-func build(ov, dir string, race bool) (string, error) {
+func build(ov, dir string, race, withServer bool) (string, error) {
 	bin := filepath.Join(dir, "lmp-check")
 	// Without the symbol table and DWARF the link takes about half the
 	// time; panics still name their functions (from the pcln table),
@@ -77,10 +79,16 @@ func build(ov, dir string, race bool) (string, error) {
 	if ov != "" {
 		args = append(args, "-overlay", ov)
 	}
-	cmd := exec.Command("go", append(args, "github.com/loomi-lmp/lmpkit/cmd/lmp-check")...)
+	pkgs := []string{"github.com/loomi-lmp/lmpkit/cmd/lmp-check"}
+	if withServer {
+		// With two packages, -o names the directory.
+		args[2] = dir + string(filepath.Separator)
+		pkgs = append(pkgs, "github.com/loomi-lmp/lmpkit/cmd/lmp-server")
+	}
+	cmd := exec.Command("go", append(args, pkgs...)...)
 	cmd.Dir = moduleRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build lmp-check: %v\n%s", err, out)
+		return "", fmt.Errorf("go build %s: %v\n%s", strings.Join(pkgs, " "), err, out)
 	}
 	return bin, nil
 }
@@ -96,12 +104,18 @@ const inProcessListen = ":0"
 // short timing profile, its log scanned for secrets, listening on every
 // interface) and args.
 func runCheck(bin string, args ...string) (outcome, error) {
+	reportPath := filepath.Join(filepath.Dir(bin), "report.json")
+	return execCheck(bin, reportPath, []string{"LOOMI_ALLOW_INSECURE_BIND=true"}, append([]string{"--listen", inProcessListen}, args...)...)
+}
+
+// execCheck runs `bin run --json-report reportPath args…` with env added to
+// the environment, bounded by runTimeout, and reads its report.
+func execCheck(bin, reportPath string, env []string, args ...string) (outcome, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	reportPath := filepath.Join(filepath.Dir(bin), "report.json")
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--json-report", reportPath, "--listen", inProcessListen}, args...)...)
-	cmd.Env = append(os.Environ(), "LOOMI_ALLOW_INSECURE_BIND=true")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"run", "--json-report", reportPath}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = interruptGrace

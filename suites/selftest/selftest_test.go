@@ -3,6 +3,7 @@ package selftest
 import (
 	"flag"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -37,6 +38,10 @@ type result struct {
 	// mutant caught by default; nil when there was none.
 	wire    *outcome
 	wireErr error
+	// minimal is the run behind the minimal variant (runMinimal), made
+	// when minimalExpectation asks for one; nil otherwise.
+	minimal    *outcome
+	minimalErr error
 }
 
 // TestSelfTest runs lmp-check, in its default mode, against the pristine
@@ -68,6 +73,12 @@ func TestSelfTest(t *testing.T) {
 	// machine busy with sixteen other runs can exceed. Builds go on
 	// meanwhile.
 	pristineDone := make(chan struct{})
+	// The pristine lmp-check that checks the mutated servers behind the
+	// minimal variant, and the pristine lmp-server of the control run:
+	// built once, without -race (the mutants' builds go without it too),
+	// by the first that needs them.
+	minimalDir := t.TempDir()
+	minimalCheck := sync.OnceValues(func() (string, error) { return buildWith(nil, minimalDir, false, true) })
 	var wg sync.WaitGroup
 	for _, m := range selected {
 		if hostLacks(m, addrs) != "" {
@@ -79,8 +90,14 @@ func TestSelfTest(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			wantMinimal := minimalExpectation(m)
 			builds <- struct{}{}
-			bin, err := buildWith(&m, dir, false)
+			// A mutant run behind the minimal variant is built as
+			// lmp-server too, in the same build.
+			bin, err := buildWith(&m, dir, false, wantMinimal != "")
+			if err == nil && wantMinimal != "" {
+				_, err = minimalCheck()
+			}
 			<-builds
 			if err != nil {
 				ch <- result{err: err}
@@ -106,11 +123,31 @@ func TestSelfTest(t *testing.T) {
 				res.o, res.err = runCheck(bin, "--label-filter", filter)
 				caught = res.err == nil && judge(m, res.o).verdict == Caught
 			}
-			if caught {
+			checkBin, _ := minimalCheck()
+			server := filepath.Join(dir, "lmp-server")
+			switch {
+			case caught && wantMinimal == Caught:
+				// The mutated server behind the minimal variant, checked
+				// without a driver: only the wire, pairing and the triggers,
+				// and only what the spec defines. Caught there, it is caught
+				// by a driverless run too.
+				o, err := runMinimal(checkBin, server, filepath.Join(dir, "minimal"), "--label-filter", narrow)
+				res.minimal, res.minimalErr = &o, err
+				if minimalVerdict(m, o, err) == Caught {
+					res.wire, res.wireErr = &o, err
+					break
+				}
+				fallthrough
+			case caught:
 				// The same binary, its server checked as one without a
 				// driver: only the wire, pairing and the triggers.
 				w, err := runCheck(bin, "--no-driver", "--triggers", "mock", "--label-filter", narrow)
 				res.wire, res.wireErr = &w, err
+			case wantMinimal == Missed:
+				// A mutant of our own fields, behind the variant that strips
+				// them: under --strict too, no spec of its rules may fail.
+				o, err := runMinimal(checkBin, server, filepath.Join(dir, "minimal"), "--strict", "--label-filter", filter)
+				res.minimal, res.minimalErr = &o, err
 			}
 			ch <- res
 		}()
@@ -119,7 +156,25 @@ func TestSelfTest(t *testing.T) {
 
 	var rows []row
 	t.Run("servers", func(t *testing.T) {
-		t.Run("pristine", func(t *testing.T) { checkPristine(t, ms, len(addrs) > 0) })
+		pristine := false
+		t.Run("pristine", func(t *testing.T) {
+			pristine = true
+			checkPristine(t, ms, len(addrs) > 0)
+		})
+		if pristine {
+			// The control: the pristine server behind the minimal variant,
+			// checked as the mutants are there. Like the pristine run it
+			// has the machine to itself but for builds: its timer specs
+			// measure the variant's pings through the proxy.
+			t.Run("pristine-behind-minimal", func(t *testing.T) {
+				checkBin, err := minimalCheck()
+				if err != nil {
+					t.Fatal(err)
+				}
+				o, err := runMinimal(checkBin, filepath.Join(minimalDir, "lmp-server"), filepath.Join(minimalDir, "control"))
+				checkMinimalControl(t, result{o: o, err: err})
+			})
+		}
 		close(pristineDone)
 		for _, m := range selected {
 			t.Run(m.ID, func(t *testing.T) {
@@ -141,6 +196,20 @@ func TestSelfTest(t *testing.T) {
 							m.ID, m.Does, r.wire, wireTail(*res.wire, res.wireErr))
 					case m.NeedsDriver != "" && r.wire == Caught:
 						t.Errorf("mutant %s: needs_driver says %q, but the driverless run caught it: drop needs_driver", m.ID, m.NeedsDriver)
+					}
+				}
+				if res.minimal != nil {
+					r.minimal = minimalVerdict(m, *res.minimal, res.minimalErr)
+					switch want := minimalExpectation(m); {
+					case r.minimal == want:
+					case want == Caught && r.wire == Caught:
+						t.Errorf("mutant %s (%s): caught by default and by the driverless run, but not behind the minimal variant (only the fields lmp-v1.md defines): %s; a spec that caught it read a field of ours: make it read what the spec defines\n%s",
+							m.ID, m.Does, r.minimal, wireTail(*res.minimal, res.minimalErr))
+					case want == Caught:
+						// The driverless run's own error above says it.
+					default:
+						t.Errorf("mutant %s (%s) breaks only our own fields (own_fields: %s), yet behind the minimal variant, which strips them, --strict gave %s: a spec judged a field that is not there\n%s",
+							m.ID, m.Does, m.OwnFields, r.minimal, wireTail(*res.minimal, res.minimalErr))
 					}
 				}
 				rows = append(rows, r)

@@ -30,7 +30,10 @@ type row struct {
 	// wire is the verdict of the driverless run (--no-driver --triggers
 	// mock); empty when it did not run (the mutant was not caught by
 	// default).
-	wire     string
+	wire string
+	// minimal is the verdict of the run behind the minimal variant
+	// (runMinimal); empty when it did not run.
+	minimal  string
 	exit     int
 	duration time.Duration
 	problem  string
@@ -93,11 +96,25 @@ func judge(m mutant.Mutant, o outcome) row {
 
 // writeTable writes the mutant → rule IDs → verdict table.
 func writeTable(w io.Writer, rows []row) {
-	fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %-11s %6s  %s\n", "MUTANT", "BREAKS", "CAUGHT BY", "VERDICT", "LEVEL", "NO DRIVER", "TIME", "FAILING SPECS")
+	fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %-11s %-11s %6s  %s\n", "MUTANT", "BREAKS", "CAUGHT BY", "VERDICT", "LEVEL", "NO DRIVER", "MINIMAL", "TIME", "FAILING SPECS")
 	counts := map[string]int{}
 	wireVisible, wireCaught, hermesOnly := 0, 0, 0
+	minimalRuns, minimalCaught, ownHidden, ownRuns := 0, 0, 0, 0
 	for _, r := range rows {
 		counts[r.verdict]++
+		switch {
+		case r.minimal == "":
+		case minimalExpectation(r.mutant) == Missed:
+			ownRuns++
+			if r.minimal == Missed {
+				ownHidden++
+			}
+		default:
+			minimalRuns++
+			if r.minimal == Caught {
+				minimalCaught++
+			}
+		}
 		if r.wire != "" {
 			if r.mutant.NeedsDriver != "" {
 				hermesOnly++
@@ -112,9 +129,11 @@ func writeTable(w io.Writer, rows []row) {
 		if len(r.failing) > 0 {
 			failing = strings.Join(r.failing, " | ")
 		}
-		fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %-11s %5.1fs  %s\n", r.mutant.ID, strings.Join(r.mutant.Rules, ","),
-			orDash(strings.Join(r.caughtBy, ",")), r.verdict, orDash(strings.Join(r.levels, ",")), orDash(r.wire), r.duration.Seconds(), failing)
+		fmt.Fprintf(w, "%-36s %-10s %-10s %-11s %-11s %-11s %-11s %5.1fs  %s\n", r.mutant.ID, strings.Join(r.mutant.Rules, ","),
+			orDash(strings.Join(r.caughtBy, ",")), r.verdict, orDash(strings.Join(r.levels, ",")), orDash(r.wire), orDash(r.minimal), r.duration.Seconds(), failing)
 	}
+	fmt.Fprintf(w, "behind the minimal variant (only the fields lmp-v1.md defines): %d of %d mutants caught through the wire are caught there too; %d of %d mutants of our own fields are hidden there, under --strict too\n",
+		minimalCaught, minimalRuns, ownHidden, ownRuns)
 	fmt.Fprintf(w, "without the driver (--no-driver --triggers mock): %d of %d mutants caught by default are caught with triggers only; the other %d are listed, with the reason, in needs_driver (see FAULTS.md)\n",
 		wireCaught, wireVisible+hermesOnly, wireVisible+hermesOnly-wireCaught)
 	fmt.Fprintf(w, "%d of %d mutants caught by default by a spec of the rule they break (%.1f %%); %d more under --strict only; %d missed, %d wrong rule, %d errors\n",
