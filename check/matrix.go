@@ -65,6 +65,38 @@ func WriteList(w io.Writer, run string, specs []SpecEntry) {
 	fmt.Fprintf(w, "%d specs of %s\n", len(specs), run)
 }
 
+// ListSpecs writes the dry run of a server run (subject SubjectServer),
+// of an app run (SubjectApp) or, for subject "", of both, the server
+// run's first: the specs each would select.
+func ListSpecs(w io.Writer, subject, labelFilter string, focus, skip []string) error {
+	runs := []struct {
+		subject, command string
+		preview          func(string, []string, []string) ([]SpecEntry, error)
+	}{
+		{SubjectServer, "lmp-check", Preview},
+		{SubjectApp, "lmp-check app", PreviewApp},
+	}
+	if subject != "" && subject != SubjectServer && subject != SubjectApp {
+		return usagef("--subject %q: want server or app", subject)
+	}
+	first := true
+	for _, r := range runs {
+		if subject != "" && subject != r.subject {
+			continue
+		}
+		specs, err := r.preview(labelFilter, focus, skip)
+		if err != nil {
+			return err
+		}
+		if !first {
+			fmt.Fprintln(w)
+		}
+		first = false
+		WriteList(w, r.command, specs)
+	}
+	return nil
+}
+
 // needText says what a spec needs beyond the target, for the dry run.
 func needText(labels []string) string {
 	for _, l := range labels {

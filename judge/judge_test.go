@@ -201,3 +201,32 @@ func TestPairingFileAndPage(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestSpecsDeclaredOnce: Specs() holds every spec once, the pairing spec
+// first, and every spec a scenario plays or needs is among them (each
+// spec variable declares itself: there is no second list to forget one).
+func TestSpecsDeclaredOnce(t *testing.T) {
+	specs := Specs()
+	seen := map[string]bool{}
+	for _, s := range specs {
+		if seen[s.Text] {
+			t.Errorf("%q is listed twice", s.Text)
+		}
+		seen[s.Text] = true
+	}
+	if len(specs) == 0 || specs[0].Text != specPairHello.Text {
+		t.Fatalf("Specs() does not start with the pairing spec: %d specs", len(specs))
+	}
+	for _, sc := range scenarios() {
+		for _, s := range append(sc.specs, sc.alsoFor...) {
+			if !seen[s.Text] {
+				t.Errorf("the scenario's spec %q is not in Specs()", s.Text)
+			}
+		}
+	}
+	for _, s := range []Spec{specNoUsedToken, specFrames, specDistinctIDs} { // judged over the whole run
+		if !seen[s.Text] {
+			t.Errorf("%q is not in Specs()", s.Text)
+		}
+	}
+}

@@ -1,13 +1,11 @@
 package suites
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -15,40 +13,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
-
-// authTimeoutResult is what the auth-timeout probe saw.
-type authTimeoutResult struct {
-	after time.Duration
-	close *client.CloseError
-	err   *lmp.Error
-}
-
-var authTimeout authTimeoutResult
-
-// authTimeoutProbe opens a connection and never authenticates (S-4).
-var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Context, p *conformance.Probe) error {
-	start := time.Now()
-	c, err := p.Dial(ctx, nil)
-	if err != nil {
-		return err
-	}
-	limit := conformance.TargetOf(ctx).Profile.AuthTimeout
-	waitCtx, cancel := context.WithTimeout(ctx, limit+slack(limit)+conformance.Wait())
-	defer cancel()
-	ce, err := c.WaitClosed(waitCtx)
-	if err != nil {
-		return fmt.Errorf("an unauthenticated connection was still open after %v (S-4: closed within %v)", time.Since(start).Round(time.Millisecond), limit)
-	}
-	authTimeout.after, authTimeout.close = time.Since(start), ce
-	for _, f := range c.Pending() {
-		if f.Type == lmp.TypeError {
-			if e, err := lmp.DecodePayload[lmp.Error](f.Type, f.Payload); err == nil {
-				authTimeout.err = &e
-			}
-		}
-	}
-	return nil
-})
 
 var _ = conformance.Section(sectionAuth, func(specs *conformance.Specs) {
 	specs.It("S-4", rules.MUST, "an unauthenticated connection is closed within the auth timeout (10 s by the spec)", func(ctx ginkgo.SpecContext) {

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"context"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
@@ -11,39 +10,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
-)
-
-var (
-	hbAlive, hbSilent, hbLate, hbTwoMisses heartbeatRun
-
-	// hbAliveProbe answers every ping at once for three pings.
-	hbAliveProbe = conformance.NewProbe("heartbeat: answered", func(ctx context.Context, p *conformance.Probe) error {
-		return runHeartbeat(ctx, p, &hbAlive, 3, func(int) time.Duration { return 0 })
-	})
-	// hbSilentProbe never answers.
-	hbSilentProbe = conformance.NewProbe("heartbeat: never answered", func(ctx context.Context, p *conformance.Probe) error {
-		return runHeartbeat(ctx, p, &hbSilent, 4, func(int) time.Duration { return -1 })
-	})
-	// hbLateProbe answers every ping after the pong timeout.
-	hbLateProbe = conformance.NewProbe("heartbeat: answered late", func(ctx context.Context, p *conformance.Probe) error {
-		// Pongs carry no ping id: a pong after the next ping would answer
-		// that one. Answer halfway between the deadline and the next ping.
-		prof := conformance.TargetOf(ctx).Profile
-		if prof.PingInterval-prof.PongTimeout < 400*time.Millisecond {
-			return errSkip("the profile leaves no room between the pong deadline and the next ping")
-		}
-		late := (prof.PongTimeout + prof.PingInterval) / 2
-		return runHeartbeat(ctx, p, &hbLate, 4, func(int) time.Duration { return late })
-	})
-	// hbTwoMissesProbe misses two pings and answers the third.
-	hbTwoMissesProbe = conformance.NewProbe("heartbeat: two misses", func(ctx context.Context, p *conformance.Probe) error {
-		return runHeartbeat(ctx, p, &hbTwoMisses, 3, func(n int) time.Duration {
-			if n < 3 {
-				return -1
-			}
-			return 0
-		})
-	})
 )
 
 var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {

@@ -2,49 +2,18 @@ package suites
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
-)
-
-var (
-	hbAlternating, hbAnsweredOnce heartbeatRun
-
-	// hbAlternatingProbe misses every other ping: five pings, three of
-	// them unanswered, never two in a row.
-	hbAlternatingProbe = conformance.NewProbe("heartbeat: every other ping missed", func(ctx context.Context, p *conformance.Probe) error {
-		return runHeartbeat(ctx, p, &hbAlternating, 5, func(n int) time.Duration {
-			if n%2 == 1 {
-				return -1
-			}
-			return 0
-		})
-	})
-)
-
-var (
-	// hbAnsweredOnceProbe answers the first ping, then falls silent: a pong
-	// answers the ping it follows, not the pings after it.
-	hbAnsweredOnceProbe = conformance.NewProbe("heartbeat: first ping answered only", func(ctx context.Context, p *conformance.Probe) error {
-		misses := conformance.TargetOf(ctx).Profile.MissedPongs
-		return runHeartbeat(ctx, p, &hbAnsweredOnce, misses+2, func(n int) time.Duration {
-			if n == 1 {
-				return 0
-			}
-			return -1
-		})
-	})
 )
 
 var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
@@ -62,71 +31,6 @@ var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
 		must.That(hbAlternating.closed == nil, "disconnected after %d pings, every other one answered: %v", len(hbAlternating.pings), hbAlternating.closed)
 	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
 })
-
-// returningRun is what the returning-device probe saw: the ts of the
-// first connection's first server ping, the server_time of the second
-// connection's hello.ok, and when that connection's pings arrived
-// (measured from its hello.ok).
-type returningRun struct {
-	firstPingTS, serverTime float64
-	pings                   []time.Duration
-}
-
-var (
-	hbReturning returningRun
-
-	// hbReturningProbe pairs a device, waits for a server ping on that
-	// first connection, then connects the device again with its device_id
-	// and credential (P-8) and waits for two pings there. T-4 and T-8 bind
-	// every connection, not only a new device's first one.
-	hbReturningProbe = conformance.NewProbe("heartbeat: returning device", func(ctx context.Context, p *conformance.Probe) error {
-		prof := conformance.TargetOf(ctx).Profile
-		ping := prof.PingInterval + slack(prof.PingInterval) + conformance.Wait()
-		ctx, cancel := context.WithTimeout(ctx, 3*ping+conformance.Wait())
-		defer cancel()
-		tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
-		if err != nil {
-			return err
-		}
-		first, err := p.Dial(ctx, &client.Options{ManualPong: true})
-		if err != nil {
-			return err
-		}
-		ok, err := first.Hello(ctx, lmp.Hello{Token: tok.Token})
-		if err != nil {
-			return fmt.Errorf("pairing: %w", err)
-		}
-		if ok.Credential == nil {
-			return errors.New("hello.ok after pairing carries no credential")
-		}
-		f, err := first.Expect(ctx, match.Type(lmp.TypePing))
-		if err != nil {
-			return fmt.Errorf("no server ping on the new device's connection: %w", err)
-		}
-		hbReturning.firstPingTS = f.TS
-		_ = first.CloseNow()
-		c, err := p.Dial(ctx, &client.Options{ManualPong: true})
-		if err != nil {
-			return err
-		}
-		again, err := c.Hello(ctx, lmp.Hello{DeviceID: ok.DeviceID, Credential: *ok.Credential})
-		if err != nil {
-			return fmt.Errorf("reconnecting with device_id and credential: %w", err)
-		}
-		hbReturning.serverTime = again.ServerTime
-		start := time.Now()
-		for range 2 {
-			f, err := c.Expect(ctx, match.Type(lmp.TypePing))
-			if err != nil {
-				// The spec reports the pings that did arrive.
-				return nil
-			}
-			hbReturning.pings = append(hbReturning.pings, f.At.Sub(start))
-			_ = c.Send(ctx, lmp.Pong{})
-		}
-		return nil
-	})
-)
 
 var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
 	specs.It("T-4", rules.MUST, "a paired device's later connection is pinged at the ping interval too", func(ctx ginkgo.SpecContext) {

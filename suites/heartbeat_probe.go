@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -83,3 +84,130 @@ func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, 
 		}
 	}
 }
+
+var (
+	hbAlive, hbSilent, hbLate, hbTwoMisses heartbeatRun
+
+	// hbAliveProbe answers every ping at once for three pings.
+	hbAliveProbe = conformance.NewProbe("heartbeat: answered", func(ctx context.Context, p *conformance.Probe) error {
+		return runHeartbeat(ctx, p, &hbAlive, 3, func(int) time.Duration { return 0 })
+	})
+	// hbSilentProbe never answers.
+	hbSilentProbe = conformance.NewProbe("heartbeat: never answered", func(ctx context.Context, p *conformance.Probe) error {
+		return runHeartbeat(ctx, p, &hbSilent, 4, func(int) time.Duration { return -1 })
+	})
+	// hbLateProbe answers every ping after the pong timeout.
+	hbLateProbe = conformance.NewProbe("heartbeat: answered late", func(ctx context.Context, p *conformance.Probe) error {
+		// Pongs carry no ping id: a pong after the next ping would answer
+		// that one. Answer halfway between the deadline and the next ping.
+		prof := conformance.TargetOf(ctx).Profile
+		if prof.PingInterval-prof.PongTimeout < 400*time.Millisecond {
+			return errSkip("the profile leaves no room between the pong deadline and the next ping")
+		}
+		late := (prof.PongTimeout + prof.PingInterval) / 2
+		return runHeartbeat(ctx, p, &hbLate, 4, func(int) time.Duration { return late })
+	})
+	// hbTwoMissesProbe misses two pings and answers the third.
+	hbTwoMissesProbe = conformance.NewProbe("heartbeat: two misses", func(ctx context.Context, p *conformance.Probe) error {
+		return runHeartbeat(ctx, p, &hbTwoMisses, 3, func(n int) time.Duration {
+			if n < 3 {
+				return -1
+			}
+			return 0
+		})
+	})
+)
+
+var (
+	hbAlternating, hbAnsweredOnce heartbeatRun
+
+	// hbAlternatingProbe misses every other ping: five pings, three of
+	// them unanswered, never two in a row.
+	hbAlternatingProbe = conformance.NewProbe("heartbeat: every other ping missed", func(ctx context.Context, p *conformance.Probe) error {
+		return runHeartbeat(ctx, p, &hbAlternating, 5, func(n int) time.Duration {
+			if n%2 == 1 {
+				return -1
+			}
+			return 0
+		})
+	})
+)
+
+var (
+	// hbAnsweredOnceProbe answers the first ping, then falls silent: a pong
+	// answers the ping it follows, not the pings after it.
+	hbAnsweredOnceProbe = conformance.NewProbe("heartbeat: first ping answered only", func(ctx context.Context, p *conformance.Probe) error {
+		misses := conformance.TargetOf(ctx).Profile.MissedPongs
+		return runHeartbeat(ctx, p, &hbAnsweredOnce, misses+2, func(n int) time.Duration {
+			if n == 1 {
+				return 0
+			}
+			return -1
+		})
+	})
+)
+
+// returningRun is what the returning-device probe saw: the ts of the
+// first connection's first server ping, the server_time of the second
+// connection's hello.ok, and when that connection's pings arrived
+// (measured from its hello.ok).
+type returningRun struct {
+	firstPingTS, serverTime float64
+	pings                   []time.Duration
+}
+
+var (
+	hbReturning returningRun
+
+	// hbReturningProbe pairs a device, waits for a server ping on that
+	// first connection, then connects the device again with its device_id
+	// and credential (P-8) and waits for two pings there. T-4 and T-8 bind
+	// every connection, not only a new device's first one.
+	hbReturningProbe = conformance.NewProbe("heartbeat: returning device", func(ctx context.Context, p *conformance.Probe) error {
+		prof := conformance.TargetOf(ctx).Profile
+		ping := prof.PingInterval + slack(prof.PingInterval) + conformance.Wait()
+		ctx, cancel := context.WithTimeout(ctx, 3*ping+conformance.Wait())
+		defer cancel()
+		tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
+		if err != nil {
+			return err
+		}
+		first, err := p.Dial(ctx, &client.Options{ManualPong: true})
+		if err != nil {
+			return err
+		}
+		ok, err := first.Hello(ctx, lmp.Hello{Token: tok.Token})
+		if err != nil {
+			return fmt.Errorf("pairing: %w", err)
+		}
+		if ok.Credential == nil {
+			return errors.New("hello.ok after pairing carries no credential")
+		}
+		f, err := first.Expect(ctx, match.Type(lmp.TypePing))
+		if err != nil {
+			return fmt.Errorf("no server ping on the new device's connection: %w", err)
+		}
+		hbReturning.firstPingTS = f.TS
+		_ = first.CloseNow()
+		c, err := p.Dial(ctx, &client.Options{ManualPong: true})
+		if err != nil {
+			return err
+		}
+		again, err := c.Hello(ctx, lmp.Hello{DeviceID: ok.DeviceID, Credential: *ok.Credential})
+		if err != nil {
+			return fmt.Errorf("reconnecting with device_id and credential: %w", err)
+		}
+		hbReturning.serverTime = again.ServerTime
+		start := time.Now()
+		for range 2 {
+			f, err := c.Expect(ctx, match.Type(lmp.TypePing))
+			if err != nil {
+				// The spec reports the pings that did arrive.
+				return nil
+			}
+			hbReturning.pings = append(hbReturning.pings, f.At.Sub(start))
+			_ = c.Send(ctx, lmp.Pong{})
+		}
+		return nil
+	})
+)

@@ -1,7 +1,6 @@
 package suites
 
 import (
-	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -19,49 +18,6 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 	"github.com/loomi-lmp/lmpkit/suites/should"
 )
-
-// pairTTLProbe mints a token with a short TTL, waits past its expiry and
-// tries to pair with it (P-5). It runs in the background from the start of
-// the suite.
-var pairTTLProbe = conformance.NewProbe("token TTL", func(ctx context.Context, p *conformance.Probe) error {
-	const ttl = 2 * time.Second
-	t := conformance.TargetOf(ctx)
-	if t.PairURL == "" {
-		return errSkip("needs --pair-url to request a short TTL")
-	}
-	mintCtx, cancel := context.WithTimeout(ctx, conformance.Wait())
-	pr, err := t.MintToken(mintCtx, ttl)
-	cancel()
-	if err != nil {
-		return err
-	}
-	expires := lmp.TimeOf(pr.ExpiresAt)
-	if until := time.Until(expires); until > 2*time.Minute {
-		return errSkip(fmt.Sprintf("the server ignored the requested %v TTL (token expires in %v)", ttl, until.Round(time.Second)))
-	}
-	// Wait for the expiry itself: this is the timer under test.
-	timer := time.NewTimer(time.Until(expires) + slack(ttl))
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	c, err := p.Dial(ctx, nil)
-	if err != nil {
-		return err
-	}
-	helloCtx, cancel := context.WithTimeout(ctx, conformance.Wait())
-	defer cancel()
-	ok, err := c.Hello(helloCtx, lmp.Hello{Token: pr.Token})
-	if err == nil {
-		return fmt.Errorf("an expired token paired device %s (P-5)", ok.DeviceID)
-	}
-	if se, isSE := should.ServerError(err); isSE {
-		p.Notef("refused with %s", se.Code)
-	}
-	return nil
-})
 
 var _ = conformance.Section(sectionPairing, func(specs *conformance.Specs) {
 	specs.It("P-1,P-2", rules.MUST, "the pairing endpoint mints a token; the pairing JSON is {v:1,url,token,name,fp}", func(ctx ginkgo.SpecContext) {

@@ -106,32 +106,9 @@ Flags:
 		fmt.Fprintf(stderr, "lmp-check list: unexpected arguments %q\n", fs.Args())
 		return check.ExitUsage
 	}
-	runs := []struct {
-		subject, command string
-		preview          func(string, []string, []string) ([]check.SpecEntry, error)
-	}{
-		{check.SubjectServer, "lmp-check", check.Preview},
-		{check.SubjectApp, "lmp-check app", check.PreviewApp},
-	}
-	if *subject != "" && *subject != check.SubjectServer && *subject != check.SubjectApp {
-		fmt.Fprintf(stderr, "lmp-check list: --subject %q: want server or app\n", *subject)
+	if err := check.ListSpecs(stdout, *subject, rc.LabelFilter, rc.Focus, rc.Skip); err != nil {
+		fmt.Fprintf(stderr, "lmp-check list: %v\n", err)
 		return check.ExitUsage
-	}
-	first := true
-	for _, r := range runs {
-		if *subject != "" && *subject != r.subject {
-			continue
-		}
-		specs, err := r.preview(rc.LabelFilter, rc.Focus, rc.Skip)
-		if err != nil {
-			fmt.Fprintf(stderr, "lmp-check list: %v\n", err)
-			return check.ExitUsage
-		}
-		if !first {
-			fmt.Fprintln(stdout)
-		}
-		first = false
-		check.WriteList(stdout, r.command, specs)
 	}
 	return 0
 }
