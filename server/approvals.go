@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -24,17 +23,16 @@ type approvalState struct {
 }
 
 // approvalTable holds approvals. Lock order: approvalTable.mu, then
-// Server.mu.
+// Server.mu (taken by publish).
 type approvalTable struct {
-	mu   sync.Mutex
-	byID *bounded.Map[string, *approvalState] // oldest first
+	mu      sync.Mutex
+	byID    *bounded.Map[string, *approvalState] // oldest first
+	publish publishFunc
 }
 
-func newApprovalTable() *approvalTable {
-	return &approvalTable{byID: bounded.New[string, *approvalState](maxApprovals)}
+func newApprovalTable(publish publishFunc) *approvalTable {
+	return &approvalTable{byID: bounded.New[string, *approvalState](maxApprovals), publish: publish}
 }
-
-func (t *approvalTable) addLocked(a *approvalState) { t.byID.Put(a.id, a) }
 
 // approvalHook holds what the adapter reads of both approval hooks.
 type approvalHook struct {
@@ -50,35 +48,6 @@ func approvalHookOf(a hermes.Approval, coalesced bool) approvalHook {
 // to show: a coalesced follower rides on its leader's prompt, and a smart
 // approval (surface "smart") is decided by Hermes' auxiliary model alone.
 func (h approvalHook) prompted() bool { return !h.coalesced && h.surface != "smart" }
-
-// onApprovalRequest is pre_approval_request, fired just before Hermes asks
-// the adapter for the prompt. Its session_key names the chat, which links
-// the hook's session to it (note 18), and its turn_id names the run the
-// prompt will belong to.
-func (s *Server) onApprovalRequest(k kwargs) error {
-	a, err := hermes.Decode[hermes.PreApprovalRequest](k)
-	if err != nil {
-		return err
-	}
-	h := approvalHookOf(a.Approval, a.Coalesced)
-	chat, ok := hermes.ChatOfKey(h.key)
-	if !ok {
-		return nil // another platform's approval (note 19)
-	}
-	t := s.runs
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.linkLocked(h.session, chat)
-	if !h.prompted() {
-		return nil
-	}
-	c := t.chatLocked(chat)
-	c.approvalTurns = append(c.approvalTurns, approvalTurn{h.turn, h.session})
-	if len(c.approvalTurns) > maxRuns {
-		c.approvalTurns = c.approvalTurns[1:]
-	}
-	return nil
-}
 
 // SendExecApprovalPrompt shows an approval to every device as
 // approval.required (H-3). The approval_id is Hermes' request id, passed
@@ -96,53 +65,25 @@ func (s *Server) SendExecApprovalPrompt(ctx context.Context, p hermes.ExecApprov
 		task, _ = hermes.ChatOfKey(p.SessionKey)
 	}
 	deadline := time.Now().Add(s.cfg.ApprovalTimeout)
-
-	// runs.mu is held until the frame is out, so that the run cannot end
-	// in between and approval.required never follows its run's end.
-	s.runs.mu.Lock()
-	defer s.runs.mu.Unlock()
-	run := ""
-	if task != "" {
-		run = s.approvalRunLocked(task)
-	}
-	a := &approvalState{id: id, sessionKey: p.SessionKey, task: task, run: run}
-	taskRef, runRef := a.refs()
-	s.approvals.mu.Lock()
-	defer s.approvals.mu.Unlock()
-	s.approvals.addLocked(a)
-	// Enforces H-3: approval.required comes from the exec-approval prompt (approval.resolved: onApprovalResponse).
-	s.publish(lmp.TypeApprovalRequired, taskRef, runRef, lmp.ApprovalRequired{
-		ApprovalID: id, RunID: runRef, TaskID: taskRef, Command: p.Command, Description: p.Description,
-		Choices: choicesOf(p), SmartDenied: p.SmartDenied, SessionKeyRef: p.SessionKey,
-		DeadlineTS: lmp.Timestamp(deadline),
+	s.runs.withPromptRun(task, func(run string) {
+		s.approvals.require(&approvalState{id: id, sessionKey: p.SessionKey, task: task, run: run}, p, deadline)
 	})
 	return nil
 }
 
-// approvalRunLocked returns the unfinished run a prompt in chat belongs
-// to, "" when none. Called with runs.mu held.
-func (s *Server) approvalRunLocked(chat string) string {
-	c := s.runs.chatLocked(chat)
-	for len(c.approvalTurns) > 0 {
-		at := c.approvalTurns[0]
-		c.approvalTurns = c.approvalTurns[1:]
-		if at.turn == "" {
-			break // Hermes named no turn
-		}
-		r, _ := s.runs.byID.Get(runID(at.turn))
-		if r == nil && c.open == nil {
-			r = s.runForTurnLocked(at.turn, chat, at.session)
-		}
-		if r != nil && !r.ended {
-			s.startLocked(r)
-			return r.id
-		}
-	}
-	if c.open != nil {
-		s.startLocked(c.open)
-		return c.open.id
-	}
-	return ""
+// require adds an approval and shows it to every device.
+func (t *approvalTable) require(a *approvalState, p hermes.ExecApprovalPrompt, deadline time.Time) {
+	id := a.id
+	taskRef, runRef := a.refs()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.byID.Put(id, a)
+	// Enforces H-3: approval.required comes from the exec-approval prompt (approval.resolved: onApprovalResponse).
+	t.publish(lmp.TypeApprovalRequired, taskRef, runRef, lmp.ApprovalRequired{
+		ApprovalID: id, RunID: runRef, TaskID: taskRef, Command: p.Command, Description: p.Description,
+		Choices: choicesOf(p), SmartDenied: p.SmartDenied, SessionKeyRef: p.SessionKey,
+		DeadlineTS: lmp.Timestamp(deadline),
+	})
 }
 
 // refs returns the approval's task and run as envelope fields.
@@ -210,7 +151,7 @@ func (s *Server) resolveApproval(ctx context.Context, deviceID string, p lmp.App
 		// another surface, and post_approval_response says how.
 		return errorResult(lmp.CodeAlreadyResolved, "approval "+p.ApprovalID+" is no longer pending in Hermes", p.RequestID)
 	}
-	s.announceApproval(a, p.Choice, lmp.DecidedByRemote)
+	t.announce(a, p.Choice, lmp.DecidedByRemote)
 	return approvalAck(a, p.RequestID)
 }
 
@@ -221,30 +162,29 @@ func approvalAck(a *approvalState, requestID string) scoped {
 	return scopedOf(lmp.Ack{RequestID: requestID, For: lmp.TypeApprovalResolve, ApprovalID: &id, TaskID: taskRef, RunID: runRef}, taskRef, runRef)
 }
 
-// announceApproval sends approval.resolved to every device, once per
-// approval (M-3).
-func (s *Server) announceApproval(a *approvalState, choice, decidedBy string) {
-	s.approvals.mu.Lock()
-	defer s.approvals.mu.Unlock()
-	s.announceLocked(a, choice, decidedBy)
+// announce sends approval.resolved to every device, once per approval
+// (M-3).
+func (t *approvalTable) announce(a *approvalState, choice, decidedBy string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.announceLocked(a, choice, decidedBy)
 }
 
-func (s *Server) announceLocked(a *approvalState, choice, decidedBy string) {
+func (t *approvalTable) announceLocked(a *approvalState, choice, decidedBy string) {
 	if a.announced {
 		return
 	}
 	a.announced = true
 	taskRef, runRef := a.refs()
 	// Enforces M-3: approval.resolved is published to every device, once per approval.
-	s.publish(lmp.TypeApprovalResolved, taskRef, runRef, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy})
+	t.publish(lmp.TypeApprovalResolved, taskRef, runRef, lmp.ApprovalResolved{ApprovalID: a.id, Choice: choice, DecidedBy: decidedBy})
 }
 
-// settleRunApprovals announces the run's approvals not yet resolved as
-// Hermes settles them when the turn ends: cancelled, or the choice a
-// device already passed to Hermes. Called when the run ends, with runs.mu
+// settleRun announces the run's approvals not yet resolved as Hermes
+// settles them when the turn ends: cancelled, or the choice a device
+// already passed to Hermes. Called when the run ends, with runTable.mu
 // held.
-func (s *Server) settleRunApprovals(run string) {
-	t := s.approvals
+func (t *approvalTable) settleRun(run string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, a := range t.byID.All() {
@@ -252,9 +192,9 @@ func (s *Server) settleRunApprovals(run string) {
 			continue
 		}
 		if a.claimedBy != "" {
-			s.announceLocked(a, a.claimChoice, lmp.DecidedByRemote)
+			t.announceLocked(a, a.claimChoice, lmp.DecidedByRemote)
 		} else {
-			s.announceLocked(a, choiceCancelled, lmp.DecidedByAgent)
+			t.announceLocked(a, choiceCancelled, lmp.DecidedByAgent)
 		}
 	}
 }
@@ -277,27 +217,13 @@ func decidedBy(choice string, claimed bool) string {
 	return lmp.DecidedByLocal
 }
 
-// onApprovalResponse is post_approval_response (H-3). Hermes' kwargs name
-// the session and the turn, not the approval: a request_id (or
-// approval_id) kwarg picks the approval when present, otherwise the
-// session's oldest approval not yet answered, of the hook's turn when it
-// names one, which is the one Hermes resolves first (FIFO). A hook of an
-// approval that had no prompt answers none.
-func (s *Server) onApprovalResponse(k kwargs) error {
-	post, err := hermes.Decode[hermes.PostApprovalResponse](k)
-	if err != nil {
-		return err
-	}
-	h := approvalHookOf(post.Approval, false)
-	// Hermes passes no request or approval id today; one that a later
-	// Hermes passes names the approval.
-	reqID, _ := k["request_id"].(string)
-	apprID, _ := k["approval_id"].(string)
-	choice, id := post.Choice, cmp.Or(reqID, apprID)
-	if !h.prompted() {
-		return nil
-	}
-	t := s.approvals
+// hookResponse is post_approval_response of a prompted approval, with
+// Hermes' outcome (H-3). Hermes' kwargs name the session and the turn,
+// not the approval: a request id (id) picks the approval when Hermes
+// passes one, otherwise the session's oldest approval not yet answered,
+// of the hook's turn when it names one, which is the one Hermes resolves
+// first (FIFO).
+func (t *approvalTable) hookResponse(h approvalHook, choice, id string) {
 	t.mu.Lock()
 	var a *approvalState
 	if id != "" {
@@ -307,17 +233,16 @@ func (s *Server) onApprovalResponse(k kwargs) error {
 	}
 	if a == nil {
 		t.mu.Unlock()
-		return nil
+		return
 	}
 	a.hookSeen = true
 	if a.announced {
 		t.mu.Unlock()
-		return nil
+		return
 	}
 	claimed := a.claimedBy != ""
 	t.mu.Unlock()
-	s.announceApproval(a, choice, decidedBy(choice, claimed))
-	return nil
+	t.announce(a, choice, decidedBy(choice, claimed))
 }
 
 // hookTargetLocked picks the approval a post_approval_response without a

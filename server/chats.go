@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/hermes"
-	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // Task identity (notes 18, 19 and 22). A task is one of the adapter's
@@ -35,6 +34,55 @@ const (
 	maxInbound = 256
 )
 
+// chatState is one of the adapter's chats, which LMP calls a task.
+type chatState struct {
+	id   string
+	open *runState // the chat's unfinished run, if any
+	// approvalTurns are the turns of pre_approval_request hooks waiting for
+	// their prompt, oldest first.
+	approvalTurns []approvalTurn
+	// unreplied is a run completed before its final reply came: that reply
+	// is dropped as a duplicate when it comes (note 20).
+	unreplied string
+}
+
+// approvalTurn is the turn and session a pre_approval_request names.
+type approvalTurn struct{ turn, session string }
+
+// chatLocked returns the chat, creating it when new.
+func (t *runTable) chatLocked(id string) *chatState {
+	if c, ok := t.chats[id]; ok {
+		return c
+	}
+	c := &chatState{id: id}
+	t.chats[id] = c
+	t.chatList = append(t.chatList, id)
+	if len(t.chatList) > maxRuns {
+		oldest := t.chatList[0]
+		t.chatList = t.chatList[1:]
+		if old := t.chats[oldest]; old != nil && old.open != nil {
+			t.chatList = append(t.chatList, oldest) // busy: forget it later
+		} else {
+			delete(t.chats, oldest)
+		}
+	}
+	return c
+}
+
+// linkLocked records that Hermes session id runs in chat.
+func (t *runTable) linkLocked(session, chat string) {
+	if session == "" || chat == "" {
+		return
+	}
+	t.sessions.Put(session, chat)
+}
+
+// inboundMessage is a user message the adapter gave Hermes.
+type inboundMessage struct {
+	text, sender string
+	at           time.Time
+}
+
 // pendingInbound is a message handed to handle_message, by chat.
 type pendingInbound struct {
 	chat string
@@ -44,8 +92,7 @@ type pendingInbound struct {
 // noteInbound records a message about to be handed to handle_message, so
 // that its turn's pre_llm_call links the turn's session to the chat. It
 // returns a func that forgets it again, for when Hermes refuses it.
-func (s *Server) noteInbound(chat, text, sender string) (forget func()) {
-	t := s.runs
+func (t *runTable) noteInbound(chat, text, sender string) (forget func()) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.chatLocked(chat)
@@ -88,56 +135,15 @@ func (t *runTable) claimInboundLocked(text, sender, chat string) (string, bool) 
 	return found, found != ""
 }
 
-// onPreLLMCall is pre_llm_call, fired once per turn before its first model
-// call. A Loomi gateway turn (platform "loomi", task_id == session_id) of
-// a message the adapter sent links its session to the chat (note 18); the
-// turn's run is then known before its stream hooks arrive.
-func (s *Server) onPreLLMCall(k kwargs) error {
-	a, err := hermes.Decode[hermes.PreLLMCall](k)
-	if err != nil {
-		return err
-	}
-	turn := a.TurnID
-	session, err := hookTurn{turn: turn, session: a.SessionID, task: a.TaskID}.sessionOf()
-	if err != nil {
-		return err
-	}
-	platform, task, text, sender, model := a.Platform, a.TaskID, a.UserMessage, a.SenderID, a.Model
-	if platform != hermes.Platform || (task != "" && task != session) || a.ParentSessionID != "" {
-		return nil // another platform's turn, or a subagent's (note 19)
-	}
-	t := s.runs
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	chat, known := t.sessions.Get(session)
-	if claimed, ok := t.claimInboundLocked(text, sender, chat); ok && !known {
-		chat, known = claimed, true
-		t.linkLocked(session, chat)
-	}
-	if !known {
-		return nil // a session none of the adapter's chats runs in (note 19)
-	}
-	r := s.runForTurnLocked(turn, chat, session)
-	if model != "" {
-		r.model = model
-	}
-	return nil
-}
-
 // sessionLookupTimeout bounds one session-store lookup made for a hook.
 const sessionLookupTimeout = 2 * time.Second
 
 // learnSession links a Hermes session the adapter has not seen to its chat
 // from the session store (note 22): the row's origin names the chat. Each
 // session is looked up once, whatever the answer; a failed lookup is tried
-// again at the session's next hook. Called without runs.mu.
+// again at the session's next hook. Called without the run table's lock.
 func (s *Server) learnSession(ctx context.Context, session string) {
-	t := s.runs
-	t.mu.Lock()
-	_, known := t.sessions.Get(session)
-	_, looked := t.looked.Get(session)
-	t.mu.Unlock()
-	if session == "" || known || looked {
+	if session == "" || !s.runs.unknownSession(session) {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, sessionLookupTimeout)
@@ -147,10 +153,27 @@ func (s *Server) learnSession(ctx context.Context, session string) {
 		s.log.Warn("session store lookup failed", "session", session, "err", err)
 		return
 	}
+	chat, ok := chatOfRow(row)
+	s.runs.lookedUp(session, chat, found && ok)
+}
+
+// unknownSession reports whether a session is linked to no chat and was
+// never looked up.
+func (t *runTable) unknownSession(session string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, known := t.sessions.Get(session)
+	_, looked := t.looked.Get(session)
+	return !known && !looked
+}
+
+// lookedUp records a session-store lookup of session: linked to chat when
+// its row names one (inChat), and never looked up again either way.
+func (t *runTable) lookedUp(session, chat string, inChat bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.looked.Put(session, struct{}{})
-	if chat, ok := chatOfRow(row); found && ok {
+	if inChat {
 		t.linkLocked(session, chat)
 	}
 }
@@ -168,81 +191,4 @@ func chatOfRow(r hermes.SessionRow) (string, bool) {
 		return "", false
 	}
 	return r.Origin.ChatID, true
-}
-
-// runForTurnLocked returns the run of a turn in chat, creating it when
-// new. A chat runs one turn at a time: an unfinished run of an older turn
-// has lost its end and is ended first (note 17). Called with runs.mu held.
-func (s *Server) runForTurnLocked(turn, chat, session string) *runState {
-	t := s.runs
-	if r, ok := t.byID.Get(runID(turn)); ok {
-		return r
-	}
-	c := t.chatLocked(chat)
-	if c.open != nil {
-		s.endLostLocked(c.open)
-	}
-	r := t.newRunLocked(turn, chat, session)
-	c.open, c.unreplied = r, ""
-	s.armIdleLocked(r)
-	return r
-}
-
-// hookRunLocked returns the run a turn's hook belongs to, or nil when the
-// turn is not shown: a turn of none of the adapter's chats (note 19), or a
-// fork of a chat's session (note 22). Every turn of a chat begins with
-// pre_llm_call, fired on the agent's thread before any of its other hooks,
-// which makes its run; a turn with none is a fork (/btw, the background
-// memory and skill review), which shares the chat's session id, has a
-// turn_id of its own and never fires on_session_end. Forks are not shown as
-// runs: one could never be ended on Hermes' word, and it must neither end
-// the chat's run nor take its hooks. What a fork delivers through send()
-// reaches the phone once, as a notification. With Config.ShowForks a
-// fork is a run of its own in the chat instead (forkRunLocked). Called
-// with runs.mu held.
-func (s *Server) hookRunLocked(turn, session string) *runState {
-	if r, ok := s.runs.byID.Get(runID(turn)); ok && r.session == session {
-		return r
-	}
-	if chat, ok := s.runs.sessions.Get(session); ok && s.cfg.ShowForks {
-		return s.forkRunLocked(turn, chat, session)
-	}
-	return nil
-}
-
-// forkRunLocked makes the run of a fork of chat's session (Config.ShowForks):
-// a run of the chat that is not the chat's open run, so that it neither
-// ends the chat's run nor is ended by the chat's next turn. Called with
-// runs.mu held.
-func (s *Server) forkRunLocked(turn, chat, session string) *runState {
-	s.runs.chatLocked(chat)
-	r := s.runs.newRunLocked(turn, chat, session)
-	r.fork = true
-	s.armIdleLocked(r)
-	return r
-}
-
-// armForkEndLocked ends a fork's run FinalReplyWait after a successful
-// model call, unless a later hook of the fork came (then it waits that long
-// after it) or a model call of it is streaming (then the idle net watches
-// it again). Hermes fires no on_session_end for a fork. Called with
-// runs.mu held.
-func (s *Server) armForkEndLocked(r *runState) {
-	wait := s.cfg.FinalReplyWait
-	if r.timer != nil {
-		r.timer.Stop()
-	}
-	r.timer = time.AfterFunc(wait, func() {
-		s.runs.mu.Lock()
-		defer s.runs.mu.Unlock()
-		switch {
-		case r.ended:
-		case r.calling:
-			s.armIdleLocked(r)
-		case time.Since(r.touched) < wait:
-			r.timer.Reset(wait - time.Since(r.touched))
-		default:
-			s.completeLocked(r, lmp.RunStatusCompleted, r.bestText(), true)
-		}
-	})
 }

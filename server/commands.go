@@ -73,7 +73,7 @@ func (c *conn) cmdSessionSend(ctx context.Context, f lmp.ClientFrame) {
 // handle_message. The message is noted first, so that its turn's
 // pre_llm_call links the turn's Hermes session to the chat (note 18).
 func (c *conn) handleMessage(ctx context.Context, task, text, messageID string) error {
-	forget := c.s.noteInbound(task, text, c.dev.rec.ID)
+	forget := c.s.runs.noteInbound(task, text, c.dev.rec.ID)
 	err := c.s.hermes.HandleMessage(ctx, c.messageEvent(task, text, messageID))
 	if err != nil {
 		forget()

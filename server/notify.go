@@ -15,7 +15,7 @@ import (
 // text fallback of an approval prompt.
 func (s *Server) Send(ctx context.Context, chatID, content string, metadata map[string]any) hermes.SendResult {
 	m := metadata
-	if reply, _ := m["notify"].(bool); reply && chatID != "" && s.finalReply(chatID, content) {
+	if reply, _ := m["notify"].(bool); reply && chatID != "" && s.runs.finalReply(chatID, content) {
 		return hermes.SendResult{Success: true, MessageID: randomID("msg_")}
 	}
 	var task *string

@@ -19,7 +19,7 @@ import (
 // unenforced lists the rules that no single place in the reference server
 // makes true, each with the reason. They carry no Enforces marker.
 var unenforced = map[string]string{
-	"F-1": "no single site: every payload is a typed struct of package lmp with its enums as lmp constants, filled by the mapping of its source (hooks.go, notify.go, approvals.go)",
+	"F-1": "no single site: every payload is a typed struct of package lmp with its enums as lmp constants, filled by the mapping of its source (turns.go, runs.go, notify.go, approvals.go)",
 	"S-1": "no single site: every log line names secrets only through lmp.Fingerprint and the store keeps hashes; the suites scan the server's log for them",
 	"S-6": "a property of the whole deployment (proxies, LAN, public internet), described in docs/deployment.md; the heartbeat part is T-4/T-5",
 	"H-6": "a property of the Hermes adapter's source (existing hooks and interfaces only), not of this server",

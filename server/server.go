@@ -26,8 +26,8 @@ type Server struct {
 	publicHost string
 
 	tokens    *tokenTable
-	runs      *runTable
-	approvals *approvalTable
+	runs      *runTable      // Hermes' turns as runs, their chats and sessions
+	approvals *approvalTable // approvals shown to devices
 
 	mu sync.Mutex
 	// events is the shared replay buffer (E-5, note 3) and the source of
@@ -66,13 +66,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, store: st, hermes: cfg.Hermes, publicHost: publicHostOf(cfg.PublicURL),
-		tokens:    newTokenTable(),
-		runs:      newRunTable(),
-		approvals: newApprovalTable(),
-		devices:   make(map[string]*device),
-		conns:     make(map[*conn]struct{}),
-		live:      make(map[*conn]struct{}),
+		tokens:  newTokenTable(),
+		devices: make(map[string]*device),
+		conns:   make(map[*conn]struct{}),
+		live:    make(map[*conn]struct{}),
 	}
+	s.approvals = newApprovalTable(s.publish)
+	s.runs = newRunTable(s.publish, s.approvals, cfg)
 	if err := s.load(); err != nil {
 		st.Close()
 		return nil, err
