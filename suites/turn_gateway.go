@@ -66,4 +66,16 @@ var _ = conformance.Section(sectionTurns, func(specs *conformance.Specs) {
 			}
 		}, conformance.NeedsDriver)
 	}
+
+	// /retry: the gateway runs the chat's last message again as a new
+	// turn. Its pre_llm_call names that message, not the "/retry" the
+	// adapter handed on, so only the session tells whose turn it is. Hermes
+	// and the mock both understand the command; no driver is needed.
+	specs.It("H-1", rules.SHOULD, "/retry in a chat runs its last message again as a run of that chat that ends (note 22)", func(ctx ginkgo.SpecContext) {
+		c := must.Pair(ctx, "device")
+		own := newTurn(ctx, c)
+		must.Request(ctx, c, lmp.SessionSend{Text: "/retry", TaskID: &own.task})
+		st := must.Decode[lmp.RunStarted](must.Expect(ctx, c, match.Task(own.task).And(match.Type(lmp.TypeRunStarted))))
+		must.Expect(ctx, c, match.Run(st.RunID).And(match.Terminal()))
+	})
 })
