@@ -22,7 +22,7 @@ func TestLongChatMemory(t *testing.T) {
 	p := startServer(t, t.TempDir(), addr, "--no-qr", "--hermes-crosstalk=false")
 	_, c, _ := p.pairDevice(t)
 	defer c.CloseNow()
-	before := peakRSS(t, p.cmd.Process.Pid)
+	before := peakRSS(t, p.Cmd.Process.Pid)
 	const turns = 80
 	text := strings.Repeat("long message ", 60_000/13)
 	var task *string
@@ -54,7 +54,7 @@ func TestLongChatMemory(t *testing.T) {
 			started++
 		}
 	}
-	grew := peakRSS(t, p.cmd.Process.Pid) - before
+	grew := peakRSS(t, p.Cmd.Process.Pid) - before
 	t.Logf("peak RSS grew by %.1f MiB over %d turns of %d characters", float64(grew)/(1<<20), turns, len(text))
 	if grew >= 64<<20 {
 		t.Fatalf("the server's peak RSS grew by %d MiB over a chat of %d messages of %d characters: expected less than 64 MiB", grew>>20, turns, len(text))

@@ -50,8 +50,8 @@ func TestConnectionCaps(t *testing.T) {
 			t.Fatalf("newer connection %d: %v", i+2, err)
 		}
 	}
-	if !strings.Contains(p.stderr.String(), "closing the device's oldest connection") {
-		t.Fatalf("the superseded connection was not logged:\n%s", p.stderr)
+	if !strings.Contains(p.Stderr.String(), "closing the device's oldest connection") {
+		t.Fatalf("the superseded connection was not logged:\n%s", p.Stderr)
 	}
 
 	// 2 live; 4 that never authenticate fill the process's cap of 6.
@@ -79,8 +79,8 @@ func TestConnectionCaps(t *testing.T) {
 	if resp, err := http.Get("http://" + addr + lmp.PathHealth); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("/health at the connection cap: %v %v", resp, err)
 	}
-	if !strings.Contains(p.stderr.String(), "connection refused: the server holds its maximum of WebSockets") {
-		t.Fatalf("the refused connection was not logged:\n%s", p.stderr)
+	if !strings.Contains(p.Stderr.String(), "connection refused: the server holds its maximum of WebSockets") {
+		t.Fatalf("the refused connection was not logged:\n%s", p.Stderr)
 	}
 	// A slot freed, another device pairs.
 	idle[0].CloseNow()

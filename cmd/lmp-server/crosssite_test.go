@@ -75,8 +75,8 @@ func TestCrossSiteRequestsRefused(t *testing.T) {
 	if code != 0 || strings.Contains(out, "dev_") {
 		t.Fatalf("devices after refused requests: exit %d\n%s", code, out)
 	}
-	if strings.Contains(p.stderr.String(), "from a web page") {
-		t.Fatalf("a refused driver request reached the mock:\n%s", p.stderr)
+	if strings.Contains(p.Stderr.String(), "from a web page") {
+		t.Fatalf("a refused driver request reached the mock:\n%s", p.Stderr)
 	}
 
 	served := []req{

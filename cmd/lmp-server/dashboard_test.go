@@ -209,7 +209,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if err := do(chromedp.WaitVisible(chromedp.CSS(row + `[data-state="revoked"]`))); err != nil {
 		t.Fatalf("revoked device not shown revoked: %v", err)
 	}
-	checkNoSecrets(t, p.stderr.String(), qr.Token, dev.Credential)
+	checkNoSecrets(t, p.Stderr.String(), qr.Token, dev.Credential)
 }
 
 // shownFrames lists the frame log's rows, for a failure message.

@@ -5,19 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
+	"github.com/loomi-lmp/lmpkit/internal/lmpservertest"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -45,88 +44,31 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freeAddr(t *testing.T) string { return lmpservertest.FreeAddr(t) }
 
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-type proc struct {
-	cmd            *exec.Cmd
-	addr           string
-	stdout, stderr *lockedBuf
-	exited         chan struct{}
-}
+// proc is a real lmp-server process, logging JSON.
+type proc struct{ *lmpservertest.Process }
 
 // startProcess starts the real binary serving on addr, without waiting.
 func startProcess(t *testing.T, dir, addr string, extra ...string) *proc {
 	t.Helper()
-	args := append([]string{"serve", "--addr", addr, "--data", dir, "--log-format", "json"}, extra...)
-	p := &proc{cmd: exec.Command(bin, args...), addr: addr, stdout: &lockedBuf{}, stderr: &lockedBuf{}, exited: make(chan struct{})}
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = p.cmd.Wait(); close(p.exited) }()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-	})
-	return p
+	return &proc{lmpservertest.Start(t, bin, dir, addr, append([]string{"--log-format", "json"}, extra...)...)}
 }
 
 // startServer runs the real binary and waits for /health.
 func startServer(t *testing.T, dir, addr string, extra ...string) *proc {
 	t.Helper()
 	p := startProcess(t, dir, addr, extra...)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		resp, err := http.Get("http://" + addr + lmp.PathHealth)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return p
-			}
-		}
-		select {
-		case <-p.exited:
-			t.Fatalf("server exited: %s", p.stderr)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server never became healthy: %s", p.stderr)
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the process to listen
-	}
+	p.WaitHealthy(t, 15*time.Second)
+	return p
 }
 
-func (p *proc) ws() string { return "ws://" + p.addr + lmp.PathWebSocket }
+func (p *proc) ws() string { return "ws://" + p.Addr + lmp.PathWebSocket }
 
 // pairDevice mints a token on the server and pairs a device with it.
 func (p *proc) pairDevice(t *testing.T) (lmp.PairResponse, *client.Conn, client.Device) {
 	t.Helper()
-	pr, err := client.Pair(ctxT(t), "http://"+p.addr+lmp.PathPairNew, 0, nil)
+	pr, err := client.Pair(ctxT(t), "http://"+p.Addr+lmp.PathPairNew, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +81,7 @@ func (p *proc) pairDevice(t *testing.T) (lmp.PairResponse, *client.Conn, client.
 
 func (p *proc) notify(t *testing.T, texts ...string) {
 	t.Helper()
-	dc := driver.New("http://"+p.addr, nil)
+	dc := driver.New("http://"+p.Addr, nil)
 	for _, s := range texts {
 		if _, err := dc.Send(ctxT(t), driver.SendRequest{Content: s}); err != nil {
 			t.Fatal(err)
@@ -171,10 +113,10 @@ func TestKill9KeepsDevicesAndSeqMonotonic(t *testing.T) { // note 4, E-2, E-6
 	c.CloseNow()
 
 	// kill -9: no shutdown, no flush.
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := p.Cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	<-p.exited
+	<-p.Exited()
 	p2 := startServer(t, dir, addr)
 	c2, ok, err := client.Connect(ctxT(t), p2.ws(), dev, &last, nil)
 	if err != nil {
@@ -195,8 +137,8 @@ func TestKill9KeepsDevicesAndSeqMonotonic(t *testing.T) { // note 4, E-2, E-6
 	after := f.Seq
 
 	// A second crash right away still never reuses a number.
-	_ = p2.cmd.Process.Signal(syscall.SIGKILL)
-	<-p2.exited
+	_ = p2.Cmd.Process.Signal(syscall.SIGKILL)
+	<-p2.Exited()
 	p3 := startServer(t, dir, addr)
 	c3, _, err := client.Connect(ctxT(t), p3.ws(), dev, &after, nil)
 	if err != nil {
@@ -207,7 +149,7 @@ func TestKill9KeepsDevicesAndSeqMonotonic(t *testing.T) { // note 4, E-2, E-6
 	if f := nextNotification(t, c3); f.Seq <= after {
 		t.Fatalf("seq %d after %d across the second crash", f.Seq, after)
 	}
-	checkNoSecrets(t, p.stderr.String()+p2.stderr.String()+p3.stderr.String(), pr.Token, dev.Credential)
+	checkNoSecrets(t, p.Stderr.String()+p2.Stderr.String()+p3.Stderr.String(), pr.Token, dev.Credential)
 }
 
 func TestSIGTERMIsGraceful(t *testing.T) { // close 1001, store flushed
@@ -221,14 +163,14 @@ func TestSIGTERMIsGraceful(t *testing.T) { // close 1001, store flushed
 	p.notify(t, "a", "b")
 	nextNotification(t, c)
 	last := nextNotification(t, c).Seq
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.Cmd.Process.Signal(syscall.SIGTERM)
 	ce, err := c.WaitClosed(ctxT(t))
 	if err != nil || ce.Code != 1001 {
 		t.Fatalf("close on SIGTERM: %v %v", ce, err)
 	}
-	<-p.exited
-	if code := p.cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("exit code %d: %s", code, p.stderr)
+	<-p.Exited()
+	if code := p.Cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("exit code %d: %s", code, p.Stderr)
 	}
 	p2 := startServer(t, dir, addr)
 	c2, ok, err := client.Connect(ctxT(t), p2.ws(), dev, &last, nil)
@@ -275,14 +217,14 @@ func TestAdminCommands(t *testing.T) { // S-5, P-1
 	}
 	p := startServer(t, t.TempDir(), addr)
 	// The QR is printed just after the listener is up.
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stdout.String(), "expires at"); {
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Stdout.String(), "expires at"); {
 		if time.Now().After(deadline) {
-			t.Fatalf("no QR printed at start:\n%s", p.stdout)
+			t.Fatalf("no QR printed at start:\n%s", p.Stdout)
 		}
 		time.Sleep(10 * time.Millisecond) // polling the process's output
 	}
-	if !strings.Contains(p.stdout.String(), `"token":`) || !strings.Contains(p.stdout.String(), "▀") {
-		t.Fatalf("no QR printed at start:\n%s", p.stdout)
+	if !strings.Contains(p.Stdout.String(), `"token":`) || !strings.Contains(p.Stdout.String(), "▀") {
+		t.Fatalf("no QR printed at start:\n%s", p.Stdout)
 	}
 	out, _, code := runCLI(t, nil, "pair", "--addr", addr, "--json", "--ttl", "90s")
 	var pr lmp.PairResponse
@@ -322,7 +264,7 @@ func TestAdminCommands(t *testing.T) { // S-5, P-1
 	if code != 1 || !strings.Contains(stderr, "no device") {
 		t.Fatalf("revoke unknown: %d %q", code, stderr)
 	}
-	checkNoSecrets(t, p.stderr.String(), pr.Token, dev.Credential)
+	checkNoSecrets(t, p.Stderr.String(), pr.Token, dev.Credential)
 }
 
 func checkNoSecrets(t *testing.T, logs string, secrets ...string) {
@@ -353,9 +295,9 @@ func TestPairingOnNetworkAddress(t *testing.T) { // P-1, S-6
 	// loopback addresses only. The QR printed at start proves the token was
 	// minted through the loopback listener.
 	p := startProcess(t, t.TempDir(), addr)
-	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.stdout.String(), "expires at"); {
-		if time.Now().After(deadline) || strings.Contains(p.stderr.String(), "could not mint") {
-			t.Fatalf("no QR printed at start:\n%s\n%s", p.stdout, p.stderr)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(p.Stdout.String(), "expires at"); {
+		if time.Now().After(deadline) || strings.Contains(p.Stderr.String(), "could not mint") {
+			t.Fatalf("no QR printed at start:\n%s\n%s", p.Stdout, p.Stderr)
 		}
 		time.Sleep(10 * time.Millisecond) // polling the process's output
 	}
@@ -441,7 +383,7 @@ func TestLogsPhonesAtInfo(t *testing.T) {
 		return true
 	}
 	for deadline := time.Now().Add(10 * time.Second); !allSeen(); {
-		for _, line := range strings.Split(p.stderr.String(), "\n") {
+		for _, line := range strings.Split(p.Stderr.String(), "\n") {
 			var rec map[string]any
 			if json.Unmarshal([]byte(line), &rec) != nil || rec["device"] != dev.ID {
 				continue
@@ -450,7 +392,7 @@ func TestLogsPhonesAtInfo(t *testing.T) {
 			seen[msg] = rec
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("log lines seen %v, want %v:\n%s", seen, want, p.stderr)
+			t.Fatalf("log lines seen %v, want %v:\n%s", seen, want, p.Stderr)
 		}
 		time.Sleep(10 * time.Millisecond) // polling the process's output
 	}
@@ -459,10 +401,10 @@ func TestLogsPhonesAtInfo(t *testing.T) {
 			t.Errorf("%q: %v", msg, rec)
 		}
 	}
-	if seen["message from device"]["chars"] != float64(len("hello there")) || strings.Contains(p.stderr.String(), "hello there") {
+	if seen["message from device"]["chars"] != float64(len("hello there")) || strings.Contains(p.Stderr.String(), "hello there") {
 		t.Errorf("the message line should give its length, not its text: %v", seen["message from device"])
 	}
-	checkNoSecrets(t, p.stderr.String(), pr.Token, dev.Credential)
+	checkNoSecrets(t, p.Stderr.String(), pr.Token, dev.Credential)
 }
 
 // TestApprovalTimeoutFlag: --approval-timeout sets the mock Hermes'

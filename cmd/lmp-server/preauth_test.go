@@ -53,7 +53,7 @@ func TestUnauthenticatedFrameBudget(t *testing.T) {
 	frame := b.Bytes()
 
 	const conns = 16
-	before := peakRSS(t, p.cmd.Process.Pid)
+	before := peakRSS(t, p.Cmd.Process.Pid)
 	var wg sync.WaitGroup
 	for i := range conns {
 		wg.Go(func() {
@@ -83,7 +83,7 @@ func TestUnauthenticatedFrameBudget(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	grew := peakRSS(t, p.cmd.Process.Pid) - before
+	grew := peakRSS(t, p.Cmd.Process.Pid) - before
 	if sent := int64(conns * len(frame)); grew >= sent {
 		t.Errorf("the server's peak RSS grew by %d MiB for %d unauthenticated frames of %d KiB: expected less than the frames' own %d MiB", grew>>20, conns, len(frame)>>10, sent>>20)
 	}

@@ -57,7 +57,7 @@ func TestStoreThatRefusesWrites(t *testing.T) {
 	p := startServer(t, t.TempDir(), addr, "--no-qr")
 	_, c, _ := p.pairDevice(t)
 	defer c.CloseNow()
-	pid := p.cmd.Process.Pid
+	pid := p.Cmd.Process.Pid
 	setFileSizeLimit(t, pid, "8192") // bbolt's two meta pages; every other page lies beyond
 	t.Cleanup(func() { _ = exec.Command("prlimit", "--pid", strconv.Itoa(pid), "--fsize=unlimited").Run() })
 
@@ -116,7 +116,7 @@ func TestStoreThatRefusesWrites(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	for code, h = health(t, addr); code != http.StatusOK; code, h = health(t, addr) {
 		if time.Now().After(deadline) {
-			t.Fatalf("/health after the store recovered: %d %+v\n%s", code, h, p.stderr)
+			t.Fatalf("/health after the store recovered: %d %+v\n%s", code, h, p.Stderr)
 		}
 		time.Sleep(50 * time.Millisecond) // polling the server's retries of the store
 	}
@@ -130,15 +130,15 @@ func TestStoreThatRefusesWrites(t *testing.T) {
 	})
 	var ce *client.CloseError
 	if err != nil || errors.As(err, &ce) {
-		t.Fatalf("events after the store recovered: %v\n%s", err, p.stderr)
+		t.Fatalf("events after the store recovered: %v\n%s", err, p.Stderr)
 	}
 	t.Logf("%d events, seq up to %d, none repeated", events, lastSeq)
 	for _, line := range []string{"store refuses writes", "store takes writes again"} {
-		if !strings.Contains(p.stderr.String(), line) {
+		if !strings.Contains(p.Stderr.String(), line) {
 			t.Errorf("the log has no line %q", line)
 		}
 	}
-	if n := strings.Count(p.stderr.String(), "event dropped"); n > 1 {
+	if n := strings.Count(p.Stderr.String(), "event dropped"); n > 1 {
 		t.Errorf("%d log lines for dropped events: expected at most one per outage", n)
 	}
 }

@@ -2,7 +2,6 @@ package packaging
 
 import (
 	"errors"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/lmpservertest"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -157,11 +157,8 @@ func TestActionRunsAgainstLmpServer(t *testing.T) {
 	}
 
 	server := binary(t, "lmp-server")
-	addr := freeAddr(t)
-	var srvLog lockedBuf
-	srv := exec.Command(server, "serve", "--addr", addr, "--data", gh("data"), "--no-qr")
-	srv.Stdout, srv.Stderr = &srvLog, &srvLog
-	startUntilEnd(t, srv)
+	addr := lmpservertest.FreeAddr(t)
+	srv := lmpservertest.Start(t, server, gh("data"), addr, "--no-qr")
 
 	top, err := filepath.Abs(root)
 	if err != nil {
@@ -195,7 +192,7 @@ func TestActionRunsAgainstLmpServer(t *testing.T) {
 	// The server comes up while install.sh builds; run.sh's lmp-check
 	// waits for nothing, so wait for /health here as a workflow's start
 	// step does.
-	waitHealthy(t, "http://"+addr+"/health", &srvLog)
+	srv.WaitHealthy(t, time.Minute)
 	code, runOut := run("ws://" + addr + "/ws")
 	if code != 0 {
 		t.Fatalf("action/run.sh against lmp-server: exit %d\n%s", code, runOut)
@@ -218,7 +215,7 @@ func TestActionRunsAgainstLmpServer(t *testing.T) {
 	}
 
 	mustWrite(t, gh("output"), "")
-	if code, out := run("ws://" + freeAddr(t) + "/ws"); code != 2 {
+	if code, out := run("ws://" + lmpservertest.FreeAddr(t) + "/ws"); code != 2 {
 		t.Errorf("action/run.sh against a closed port: exit %d, want 2\n%s", code, out)
 	}
 	if got := readFile(t, gh("output")); got != "exit-code=2\nconformant=false\n" {
@@ -259,22 +256,4 @@ func yamlBlockAfter(t *testing.T, doc, heading string) string {
 		t.Fatalf("an unterminated yaml block after %q", heading)
 	}
 	return rest[:end]
-}
-
-// waitHealthy polls url until it answers 200.
-func waitHealthy(t *testing.T, url string, log *lockedBuf) {
-	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("GET %s: %v\n%s", url, err, log)
-		}
-		time.Sleep(50 * time.Millisecond) // polling for the server to listen
-	}
 }

@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/loomi-lmp/lmpkit/internal/lmpservertest"
 )
 
 // hostBinaries builds lmp-server and lmp-check for this machine, once per
@@ -68,13 +70,10 @@ func TestS6ThroughNginx(t *testing.T) {
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
 	writeCert(t, certs)
-	srvAddr, proxyAddr := freeAddr(t), freeAddr(t)
+	srvAddr, proxyAddr := lmpservertest.FreeAddr(t), lmpservertest.FreeAddr(t)
 
-	var srvLog lockedBuf
-	srv := exec.Command(binary(t, "lmp-server"), "serve", "--addr", srvAddr, "--data", filepath.Join(dir, "data"), "--no-qr",
+	srv := lmpservertest.Start(t, binary(t, "lmp-server"), filepath.Join(dir, "data"), srvAddr, "--no-qr",
 		"--ping-interval", "2s", "--pong-timeout", "2s", "--auth-timeout", "3s")
-	srv.Stdout, srv.Stderr = &srvLog, &srvLog
-	startUntilEnd(t, srv)
 
 	site := readRepoFile(t, "deploy/nginx.conf")
 	for old, repl := range map[string]string{
@@ -113,7 +112,7 @@ http {
 	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(main), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var proxyLog lockedBuf
+	var proxyLog lmpservertest.Buffer
 	if err := os.MkdirAll(filepath.Join(dir, "tmp"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +133,7 @@ http {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("GET /health through nginx: %v\nnginx:\n%s\nlmp-server:\n%s", err, proxyLog.String(), srvLog.String())
+			t.Fatalf("GET /health through nginx: %v\nnginx:\n%s\nlmp-server:\n%s", err, proxyLog.String(), srv.Stderr)
 		}
 		time.Sleep(50 * time.Millisecond) // polling for both to listen
 	}
@@ -178,26 +177,8 @@ http {
 	t.Logf("through nginx: %v specs passed per rule\n%s", passed, out)
 }
 
-// lockedBuf collects a process's output while the test reads it.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// startUntilEnd starts cmd and stops it with SIGTERM at the end of the
-// test (SIGKILL after 10 s).
+// startUntilEnd starts cmd and stops it with SIGINT at the end of the
+// test (SIGKILL after 10 s): nginx then stops its workers too.
 func startUntilEnd(t *testing.T, cmd *exec.Cmd) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
@@ -214,16 +195,6 @@ func startUntilEnd(t *testing.T, cmd *exec.Cmd) {
 			<-exited
 		}
 	})
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // writeCert writes a self-signed certificate for 127.0.0.1 as
