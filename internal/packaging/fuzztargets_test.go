@@ -1,14 +1,18 @@
 package packaging
 
 import (
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -16,11 +20,7 @@ const module = "github.com/loomi-lmp/lmpkit"
 
 // TestClusterFuzzLiteBuildsEveryFuzzTarget: .clusterfuzzlite/build.sh
 // registers exactly the native fuzz targets `go test -list '^Fuzz' ./...`
-// finds, each once. The list is asked of the packages whose test files
-// declare a func Fuzz… (found by parsing every test file, whatever its
-// build tags): a package that declares none cannot list one, and linking
-// the test binary of every other package only to hear that costs a minute
-// of CI.
+// finds, each once.
 func TestClusterFuzzLiteBuildsEveryFuzzTarget(t *testing.T) {
 	registered := map[string]bool{}
 	line := regexp.MustCompile(`^compile_native_go_fuzzer\s+(\S+)\s+(\S+)\s+(\S+)\s*$`)
@@ -36,8 +36,70 @@ func TestClusterFuzzLiteBuildsEveryFuzzTarget(t *testing.T) {
 		}
 		registered[target], binaries[m[3]] = true, true
 	}
+	found := fuzzTargets(t)
+	for target := range found {
+		if !registered[target] {
+			t.Errorf("fuzz target %s is not registered in .clusterfuzzlite/build.sh: add `compile_native_go_fuzzer %s fuzz_…`", target, target)
+		}
+	}
+	for target := range registered {
+		if !found[target] {
+			t.Errorf(".clusterfuzzlite/build.sh registers %s, which `go test -list '^Fuzz' ./...` does not find", target)
+		}
+		if !strings.HasPrefix(target, module) {
+			t.Errorf(".clusterfuzzlite/build.sh registers %s outside the module %s", target, module)
+		}
+	}
+}
 
-	// Packages whose test files declare a fuzz target.
+// TestFuzzCIRunsEveryFuzzTarget: fuzz/ci.sh, the short real fuzzing pass
+// of the test command, fuzzes exactly the native fuzz targets
+// `go test -list '^Fuzz' ./...` finds, each once: a target added without
+// it would be fuzzed only by ClusterFuzzLite.
+func TestFuzzCIRunsEveryFuzzTarget(t *testing.T) {
+	listed := map[string]bool{}
+	entry := regexp.MustCompile(`^(\./[A-Za-z0-9_./-]*):(Fuzz[A-Za-z0-9_]*)\s*\\?$`)
+	for _, l := range strings.Split(readRepoFile(t, "fuzz/ci.sh"), "\n") {
+		m := entry.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		target := module + strings.TrimPrefix(strings.TrimSuffix(m[1], "/"), ".") + " " + m[2]
+		if listed[target] {
+			t.Errorf("fuzz/ci.sh fuzzes %s twice", target)
+		}
+		listed[target] = true
+	}
+	found := fuzzTargets(t)
+	for target := range found {
+		if !listed[target] {
+			pkg, name, _ := strings.Cut(target, " ")
+			t.Errorf("fuzz target %s is not in fuzz/ci.sh's list: add `.%s:%s`", target, strings.TrimPrefix(pkg, module), name)
+		}
+	}
+	for target := range listed {
+		if !found[target] {
+			t.Errorf("fuzz/ci.sh fuzzes %s, which `go test -list '^Fuzz' ./...` does not find", target)
+		}
+	}
+}
+
+// fuzzTargets is every native fuzz target of the module, as "<package
+// import path> <name>", from `go test -list '^Fuzz'`, asked once per test
+// binary. The list is asked of the packages whose test files declare a
+// func Fuzz… (found by parsing every test file, whatever its build tags):
+// a package that declares none cannot list one, and linking the test
+// binary of every other package only to hear that costs a minute of CI.
+func fuzzTargets(t *testing.T) map[string]bool {
+	t.Helper()
+	found, err := listFuzzTargets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
+}
+
+var listFuzzTargets = sync.OnceValues(func() (map[string]bool, error) {
 	declared := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -66,7 +128,7 @@ func TestClusterFuzzLiteBuildsEveryFuzzTarget(t *testing.T) {
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	pkgs := make([]string, 0, len(declared))
 	for p := range declared {
@@ -74,13 +136,21 @@ func TestClusterFuzzLiteBuildsEveryFuzzTarget(t *testing.T) {
 	}
 	slices.Sort(pkgs)
 	if len(pkgs) == 0 {
-		t.Fatal("no test file declares a fuzz target: the walk is broken")
+		return nil, errors.New("no test file declares a fuzz target: the walk is broken")
 	}
 
 	// `go test -list` prints a package's names, then "ok  <package> <time>".
+	cmd := exec.Command("go", append([]string{"test", "-list", "^Fuzz"}, pkgs...)...)
+	cmd.Dir = root
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go test -list '^Fuzz' %s: %v\n%s%s", strings.Join(pkgs, " "), err, out, stderr.String())
+	}
 	found := map[string]bool{}
 	var names []string
-	for _, l := range strings.Split(goCmd(t, nil, append([]string{"test", "-list", "^Fuzz"}, pkgs...)...), "\n") {
+	for _, l := range strings.Split(string(out), "\n") {
 		fields := strings.Fields(l)
 		switch {
 		case len(fields) == 1 && strings.HasPrefix(fields[0], "Fuzz"):
@@ -93,19 +163,7 @@ func TestClusterFuzzLiteBuildsEveryFuzzTarget(t *testing.T) {
 		}
 	}
 	if len(found) == 0 {
-		t.Fatalf("go test -list '^Fuzz' %s found no target", strings.Join(pkgs, " "))
+		return nil, fmt.Errorf("go test -list '^Fuzz' %s found no target", strings.Join(pkgs, " "))
 	}
-	for target := range found {
-		if !registered[target] {
-			t.Errorf("fuzz target %s is not registered in .clusterfuzzlite/build.sh: add `compile_native_go_fuzzer %s fuzz_…`", target, target)
-		}
-	}
-	for target := range registered {
-		if !found[target] {
-			t.Errorf(".clusterfuzzlite/build.sh registers %s, which `go test -list '^Fuzz' ./...` does not find", target)
-		}
-		if !strings.HasPrefix(target, module) {
-			t.Errorf(".clusterfuzzlite/build.sh registers %s outside the module %s", target, module)
-		}
-	}
-}
+	return found, nil
+})
