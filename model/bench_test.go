@@ -7,10 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/internal/cputime"
 	"github.com/loomi-lmp/lmpkit/model"
 )
 
@@ -100,29 +100,19 @@ func benchStreams(b *testing.B, url string, want int) {
 	buf := make([]byte, 64<<10)
 	var ttfb time.Duration
 	events := 0
-	cpu := processCPU()
+	cpu := cputime.Process()
 	for b.Loop() {
 		t, n := stream(b, url, buf)
 		ttfb += t
 		events += n
 	}
-	cpu = processCPU() - cpu
+	cpu = cputime.Process() - cpu
 	if events != want*b.N {
 		b.Fatalf("%d events in %d streams, want %d each", events, b.N, want)
 	}
 	b.ReportMetric(float64(ttfb.Microseconds())/float64(b.N), "ttfb-µs")
 	b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "chunks/s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(events), "cpu-ns/chunk")
-}
-
-// processCPU is the process's CPU time (user + system): server and client
-// both run in it, in both rows alike.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkStream streams the same events from both servers: ttfb-µs is

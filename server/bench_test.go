@@ -10,12 +10,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/loomi-lmp/lmpkit/internal/cputime"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server"
 )
@@ -99,24 +99,16 @@ type delivery struct {
 }
 
 func startDelivery() delivery {
-	return delivery{start: time.Now(), cpu: processCPU(), mallocs: mallocs()}
+	return delivery{start: time.Now(), cpu: cputime.Process(), mallocs: mallocs()}
 }
 
 func (d delivery) report(b *testing.B, frames int) {
 	wall := time.Since(d.start)
-	cpu := processCPU() - d.cpu
+	cpu := cputime.Process() - d.cpu
 	m := mallocs() - d.mallocs
 	b.ReportMetric(float64(frames)/wall.Seconds(), "frames/s")
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(frames), "cpu-ns/frame")
 	b.ReportMetric(float64(m)/float64(frames), "allocs/frame")
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func mallocs() uint64 {

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -61,7 +60,7 @@ func adminCall(ctx context.Context, addr, method, path string, body any) ([]byte
 		}
 		resp, err := loopbackClient(useTLS).Do(req)
 		if err != nil {
-			if errors.Is(err, syscall.ECONNREFUSED) {
+			if connRefused(err) {
 				return nil, 0, errNoServer{hostPort}
 			}
 			return nil, 0, fmt.Errorf("%s %s: %w", method, path, err)
