@@ -21,3 +21,4 @@ compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/server        FuzzEventLog 
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/server        FuzzIdemWindow       fuzz_idem_window
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/server        FuzzApprovalResolve  fuzz_approval_resolve
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/server        FuzzTruncate         fuzz_truncate
+compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/internal/bounded FuzzMap            fuzz_bounded_map

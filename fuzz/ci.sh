@@ -1,7 +1,7 @@
 #!/bin/sh
 # A short real fuzzing pass of every native fuzz target, for CI.
 #
-#   fuzz/ci.sh [PER_TARGET_TIME]     default 6s; 14 targets ≈ 85 s of fuzzing
+#   fuzz/ci.sh [PER_TARGET_TIME]     default 6s; 15 targets ≈ 90 s of fuzzing
 #
 # The list holds every native fuzz target of the module (a test in
 # internal/packaging checks it against `go test -list '^Fuzz' ./...`).
@@ -28,6 +28,7 @@ for spec in \
 	./server:FuzzTruncate \
 	./server:FuzzAppendJSON \
 	./dashboard:FuzzScanEnvelope \
+	./internal/bounded:FuzzMap \
 	./fuzz/campaign:FuzzEpisodeRoundTrip
 do
 	pkg="${spec%%:*}"
