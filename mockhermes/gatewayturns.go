@@ -221,8 +221,9 @@ func (m *Mock) gatewayTurn(pb *Playback, prev *turn, p gatewayPart) *turn {
 	t.userMessage = p.message(t)
 	m.mu.Lock()
 	c := m.chatLocked(prev.chatID)
-	t.sessionID, t.firstTurn = c.sessionID, c.turns == 0
+	t.sessionID = c.sessionID
 	t.history = append([]map[string]any{}, c.history...)
+	t.firstTurn = len(t.history) == 0 // Hermes: not conversation_history
 	m.userMessageLocked(c, t.userMessage)
 	c.turns++
 	m.mu.Unlock()

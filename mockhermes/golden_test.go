@@ -183,6 +183,10 @@ type goldenCase struct {
 	answer   string
 	stopAt   int
 	until    string // a call the trace ends with, after the turn
+	// messages, when set, are the phone's messages handed to
+	// handle_message one turn at a time instead of a scenario: a gateway
+	// command such as /retry, whose turn no scenario starts.
+	messages []string
 }
 
 var goldenCases = []goldenCase{
@@ -211,6 +215,7 @@ var goldenCases = []goldenCase{
 	{scenario: "review"},
 	{scenario: "followup"},
 	{scenario: "resume"},
+	{label: "retry-command", messages: []string{"hello", RetryCommand}},
 }
 
 func (c goldenCase) name() string {
@@ -276,6 +281,10 @@ func playTrace(t *testing.T, c goldenCase) string {
 	if err := m.LoadScriptBytes("smart-approve.yaml", []byte(smartApprove)); err != nil {
 		t.Fatal(err)
 	}
+	if len(c.messages) > 0 {
+		playMessages(t, m, tr, c.messages)
+		return tr.trace()
+	}
 	text := strings.TrimSpace("/mock " + c.scenario + " " + strings.Join(c.args, " "))
 	pb, err := m.PlayWith(context.Background(), c.scenario, c.args, "chat-1", PlayOptions{Text: text, SenderID: "device-1"})
 	if err != nil {
@@ -292,6 +301,27 @@ func playTrace(t *testing.T, c goldenCase) string {
 		}
 	}
 	return tr.trace()
+}
+
+// playMessages hands each text to handle_message as the phone's message in
+// chat-1 and waits for the reply it brings through send() before the next.
+func playMessages(t *testing.T, m *Mock, tr *tracer, texts []string) {
+	t.Helper()
+	for _, text := range texts {
+		before := tr.count("send")
+		ev := hermes.MessageEvent{Text: text, MessageType: "text", MessageID: "m-" + text,
+			Source: hermes.SessionSource{Platform: hermes.Platform, ChatID: "chat-1", ChatType: "dm", UserID: "device-1"}}
+		if err := m.HandleMessage(context.Background(), ev); err != nil {
+			t.Fatalf("handle_message %q: %v", text, err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for tr.count("send") == before {
+			if time.Now().After(deadline) {
+				t.Fatalf("no reply through send() after %q", text)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 }
 
 // smartApprove is a smart approval the auxiliary model grants: its own
@@ -356,5 +386,11 @@ func checkHookKwargs(t *testing.T, name string, kw map[string]any) {
 	}
 	if slices.Contains([]string{"on_stream_start", "on_stream_delta", "on_stream_end", "on_interim_message"}, name) && !h.Stream {
 		t.Errorf("%s is a stream hook", name)
+	}
+	if name == "pre_llm_call" { // turn_context.py: is_first_turn = not conversation_history
+		history, _ := kw["conversation_history"].([]any)
+		if first, _ := kw["is_first_turn"].(bool); first != (len(history) == 0) {
+			t.Errorf("pre_llm_call: is_first_turn = %v with %d messages of conversation_history; Hermes sets it exactly when the history is empty", first, len(history))
+		}
 	}
 }

@@ -81,7 +81,7 @@ func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error 
 	case BtwCommand:
 		return m.btw(chatID, strings.TrimSpace(strings.TrimPrefix(text, BtwCommand)))
 	case RetryCommand:
-		last := strings.TrimSpace(m.lastUserMessage(chatID))
+		last := strings.TrimSpace(m.rewindToLastUserMessage(chatID))
 		if last == "" {
 			m.reply(chatID, "No previous message to retry.")
 			return nil
@@ -90,7 +90,7 @@ func (m *Mock) HandleMessage(ctx context.Context, ev hermes.MessageEvent) error 
 		f = strings.Fields(last)
 		cmd = f[0]
 		m.mu.Lock()
-		m.chatLocked(chatID)
+		m.userMessageLocked(m.chatLocked(chatID), last)
 		m.mu.Unlock()
 		return m.playMessage(chatID, cmd, f, text, ev)
 	}
@@ -126,9 +126,13 @@ func (m *Mock) btw(chatID, question string) error {
 	return nil
 }
 
-// lastUserMessage is the latest user message of the chat's current
-// session, "" when there is none.
-func (m *Mock) lastUserMessage(chatID string) string {
+// rewindToLastUserMessage cuts the chat's current session back to before
+// its latest user message and returns that message, "" when there is none:
+// /retry rewrites the transcript to the history before the last turn the
+// user started, then handles its text as a new message (gateway
+// _handle_retry_command), so the retried turn's conversation_history holds
+// neither the old message nor the answer it got.
+func (m *Mock) rewindToLastUserMessage(chatID string) string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.chats[chatID]
@@ -138,6 +142,7 @@ func (m *Mock) lastUserMessage(chatID string) string {
 	for i := len(c.history) - 1; i >= 0; i-- {
 		if c.history[i]["role"] == "user" {
 			s, _ := c.history[i]["content"].(string)
+			c.history = c.history[:i]
 			return s
 		}
 	}
