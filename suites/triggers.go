@@ -27,6 +27,14 @@ import (
 // harness instead of the server. A larger burst waits for the probes.
 const burstBesideProbes = 64
 
+// burstTimeout bounds a spec that produces more than burstBesideProbes
+// events. Like a restart spec it awaits the probes first, up to the longest
+// protocol timer (about two minutes of heartbeat probes at the spec's own
+// profile), and only then is its burst produced and read: its own work must
+// not share a shorter limit with that wait, or a spec that happens to start
+// early fails for the probes' sake.
+const burstTimeout = restartTimeout
+
 // notifications has the event source produce n notifications in a new
 // task, through via when it sends triggers.
 func notifications(ctx context.Context, via *conformance.Conn, n int) conformance.Batch {

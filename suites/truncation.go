@@ -1,8 +1,6 @@
 package suites
 
 import (
-	"time"
-
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -26,5 +24,5 @@ var _ = conformance.Section(sectionTruncation, func(specs *conformance.Specs) {
 		// too, so a server that closes just after its first answer fails.
 		must.Request(ctx, b, lmp.TaskList{})
 		must.Request(ctx, b, lmp.TaskList{})
-	}, conformance.NeedsEvents, ginkgo.SpecTimeout(2*time.Minute))
+	}, conformance.NeedsEvents, ginkgo.SpecTimeout(burstTimeout))
 })

@@ -1,8 +1,6 @@
 package suites
 
 import (
-	"time"
-
 	"github.com/onsi/ginkgo/v2"
 
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
@@ -30,5 +28,5 @@ var _ = conformance.Section(sectionTruncation, func(specs *conformance.Specs) {
 		missed := log.durable[len(log.durable)-w-1]
 		b := reconnectMissing(ctx, a, log, w+1)
 		must.That(b.HelloOK.Truncated, "hello.ok after a gap of %d events (last_seq %d, window %d): truncated false, want true (the device missed %s seq %d)", w+1, log.lastSeqBefore(w+1), w, missed.Type, missed.Seq)
-	}, conformance.NeedsEvents, ginkgo.SpecTimeout(3*time.Minute))
+	}, conformance.NeedsEvents, ginkgo.SpecTimeout(burstTimeout))
 })
