@@ -173,13 +173,8 @@ func (m *Mock) lastAssistantMessage(chatID string) string {
 	if c == nil {
 		return ""
 	}
-	for i := len(c.history) - 1; i >= 0; i-- {
-		if c.history[i]["role"] == "assistant" {
-			s, _ := c.history[i]["content"].(string)
-			return s
-		}
-	}
-	return ""
+	_, text := c.lastOfRole("assistant")
+	return text
 }
 
 // runParts plays a gateway scenario's turns one after the other in the

@@ -139,14 +139,11 @@ func (m *Mock) rewindToLastUserMessage(chatID string) string {
 	if c == nil {
 		return ""
 	}
-	for i := len(c.history) - 1; i >= 0; i-- {
-		if c.history[i]["role"] == "user" {
-			s, _ := c.history[i]["content"].(string)
-			c.history = c.history[:i]
-			return s
-		}
+	i, text := c.lastOfRole("user")
+	if i >= 0 {
+		c.history = c.history[:i]
 	}
-	return ""
+	return text
 }
 
 // playMessage plays the turn a user message asks for.

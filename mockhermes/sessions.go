@@ -265,3 +265,16 @@ func (m *Mock) now() time.Time {
 	}
 	return time.Now()
 }
+
+// lastOfRole finds the latest message of role in the chat's current
+// session: its index in history and its text, or -1 and "" when there is
+// none.
+func (c *chat) lastOfRole(role string) (int, string) {
+	for i := len(c.history) - 1; i >= 0; i-- {
+		if c.history[i]["role"] == role {
+			text, _ := c.history[i]["content"].(string)
+			return i, text
+		}
+	}
+	return -1, ""
+}
