@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -175,12 +174,7 @@ func TestShowForksShowsEachForkAsARunOfItsOwn(t *testing.T) { // note 22, note 6
 	h.start(1)
 	h.delta(1, "working ")
 
-	btw := h
-	btw.turn = "t_btw"
-	btw.start(1)
-	btw.delta(1, "side answer")
-	btw.end(1, "side answer", nil)
-	e.srv.Send(context.Background(), h.chat, "side answer", nil) // the /btw answer
+	playBtwFork(e, h)
 	fs := runFrames(t, c, "run_t_btw")
 	wantTypes(t, fs, "run.started", "run.delta", "run.completed")
 	if st := decode[lmp.RunStarted](t, fs[0]); st.TaskID != h.chat {

@@ -92,12 +92,7 @@ func TestForkNeverBreaksTheRun(t *testing.T) { // note 22, note 6
 	h.start(1)
 	h.delta(1, "working ")
 
-	btw := h
-	btw.turn = "t_btw"
-	btw.start(1)
-	btw.delta(1, "side answer")
-	btw.end(1, "side answer", nil)
-	e.srv.Send(context.Background(), h.chat, "side answer", nil) // the /btw answer
+	playBtwFork(e, h)
 
 	h.delta(1, "on it")
 	h.end(1, "working on it", nil)
@@ -184,4 +179,16 @@ func TestTurnEndUsesFailedAndExitReason(t *testing.T) { // F-4, note 17
 	if f := decode[lmp.RunFailed](t, fs[1]); f.Error != "the turn ended: error(context_overflow)" {
 		t.Fatalf("run.failed error %q", f.Error)
 	}
+}
+
+// playBtwFork plays a /btw fork beside h's turn, as Hermes runs one: the
+// chat's session, its own turn_id "t_btw", stream hooks but no
+// pre_llm_call or on_session_end, and its answer through send().
+func playBtwFork(e *env, h hermesTurn) {
+	btw := h
+	btw.turn = "t_btw"
+	btw.start(1)
+	btw.delta(1, "side answer")
+	btw.end(1, "side answer", nil)
+	e.srv.Send(context.Background(), h.chat, "side answer", nil)
 }
