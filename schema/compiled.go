@@ -44,22 +44,43 @@ type compiledFrame func(c *checker, root int32)
 // exactly: over the size limit, not UTF-8, not JSON or JSON that
 // encoding/json reads differently from what parse models (see jsontree.go).
 func compiledValidateFrame(dir Direction, raw []byte) ([]Error, bool) {
-	var table map[string]compiledFrame
-	limit := MaxBytes
-	switch dir {
-	case ServerToClient:
-		table = compiledS2C
-	case ClientToServer:
-		table, limit = compiledC2S, MaxClientBytes
-	default:
+	c, ok := parsed(dir, raw)
+	if !ok {
 		return nil, false
+	}
+	defer c.release()
+	return c.check(dir)
+}
+
+// parsed parses raw into a pooled checker, or reports false, having
+// decided nothing, for input that only the reference judges exactly. The
+// caller releases the checker.
+func parsed(dir Direction, raw []byte) (*checker, bool) {
+	limit := MaxBytes
+	if dir == ClientToServer {
+		limit = MaxClientBytes
 	}
 	if len(raw) > limit || !utf8.Valid(raw) {
 		return nil, false
 	}
 	c := checkers.Get().(*checker)
-	defer c.release()
 	if !c.t.parse(raw) {
+		c.release()
+		return nil, false
+	}
+	return c, true
+}
+
+// check validates the parsed frame in direction dir with the generated
+// code, or reports false for a frame only the reference judges.
+func (c *checker) check(dir Direction) ([]Error, bool) {
+	var table map[string]compiledFrame
+	switch dir {
+	case ServerToClient:
+		table = compiledS2C
+	case ClientToServer:
+		table = compiledC2S
+	default:
 		return nil, false
 	}
 	c.dir, c.named, c.path, c.errs, c.mute, c.fails = dir, false, c.path[:0], nil, 0, 0
@@ -302,8 +323,30 @@ func cmpInt(a, b int64) int {
 	return 0
 }
 
-// runes counts a string's characters, as maxLength does.
-func (c *checker) runes(n int32) int { return utf8.RuneCount(c.t.text(n, false)) }
+// runes counts a string's characters, as maxLength does, without
+// unescaping it: an escape sequence is one character (parse leaves the
+// escapes of surrogates, which pair into one, to the reference).
+func (c *checker) runes(n int32) int {
+	nd := &c.t.nodes[n]
+	s := c.t.raw[nd.start:nd.end]
+	if !nd.esc {
+		return utf8.RuneCount(s)
+	}
+	count := 0
+	for len(s) > 0 {
+		i := bytes.IndexByte(s, '\\')
+		if i < 0 {
+			return count + utf8.RuneCount(s)
+		}
+		count += utf8.RuneCount(s[:i]) + 1
+		if s[i+1] == 'u' {
+			s = s[i+6:]
+		} else {
+			s = s[i+2:]
+		}
+	}
+	return count
+}
 
 // lengthFailed words a minLength or maxLength failure as message() does;
 // word is "at least" or "at most".

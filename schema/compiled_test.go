@@ -104,7 +104,8 @@ func TestCompiledMatchesReferenceOnMutations(t *testing.T) {
 }
 
 // FuzzCompiledMatchesReference runs both forms side by side and fails on
-// the first disagreement. Each input is judged as it is (random bytes,
+// the first disagreement, and DecodeClientFrame beside lmp.Unmarshal and
+// ValidateFrame (sameAsSeparate). Each input is judged as it is (random bytes,
 // mutated by the fuzz engine) and, read as a recipe (which corpus frame,
 // which mutations where), as a structural mutation of a corpus frame, so
 // that most inputs are JSON frames that reach the schemas rather than
@@ -123,6 +124,9 @@ func FuzzCompiledMatchesReference(f *testing.F) {
 				t.Fatal(diff)
 			}
 		}
+		if _, diff := sameAsSeparate(in); diff != "" {
+			t.Fatal(diff)
+		}
 		// The input's bytes are the mutation's choices, read in order, so
 		// that the engine's minimiser, shortening an input, keeps the
 		// choices before the cut.
@@ -132,6 +136,9 @@ func FuzzCompiledMatchesReference(f *testing.F) {
 			if _, diff := sameAsReference(dir, raw); diff != "" {
 				t.Fatal(diff)
 			}
+		}
+		if _, diff := sameAsSeparate(raw); diff != "" {
+			t.Fatal(diff)
 		}
 	})
 }
@@ -358,5 +365,24 @@ func encodeOdd(rng *rand.Rand, b *strings.Builder, v any) {
 	default:
 		raw, _ := json.Marshal(v)
 		b.Write(raw)
+	}
+}
+
+// TestRunesOfEscapedStrings: runes counts an escaped string's characters
+// without unescaping it, as maxLength counts the unescaped value.
+func TestRunesOfEscapedStrings(t *testing.T) {
+	for _, s := range []string{`"plain"`, `"é\n\"x"`, `"\u00e9\u2028\\\/"`, `"\t"`, `"` + strings.Repeat(`a\u0041é\\`, 50) + `"`} {
+		var tr jtree
+		if !tr.parse([]byte(s)) {
+			t.Fatalf("%s does not parse", s)
+		}
+		c := &checker{t: tr}
+		var want string
+		if err := json.Unmarshal([]byte(s), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.runes(0); got != len([]rune(want)) {
+			t.Errorf("runes(%s) = %d, want %d", s, got, len([]rune(want)))
+		}
 	}
 }

@@ -36,7 +36,7 @@ const (
 type jnode struct {
 	kind             jsonKind
 	esc, keyEsc      bool  // the string (key) holds escape sequences
-	start, end       int32 // a string's contents without quotes, or a number's literal
+	start, end       int32 // a string's contents without quotes; any other value's text
 	keyStart, keyEnd int32
 	first, next      int32 // -1: none
 }
@@ -118,7 +118,7 @@ func (t *jtree) literal(word string, k jsonKind) (int32, bool) {
 		return -1, false
 	}
 	t.pos += len(word)
-	return t.add(jnode{kind: k, first: -1, next: -1}), true
+	return t.add(jnode{kind: k, start: int32(t.pos - len(word)), end: int32(t.pos), first: -1, next: -1}), true
 }
 
 func (t *jtree) enter() bool {
@@ -130,14 +130,12 @@ func (t *jtree) object() (int32, bool) {
 	if !t.enter() {
 		return -1, false
 	}
+	self := t.add(jnode{kind: kindObject, start: int32(t.pos), first: -1, next: -1})
 	t.pos++ // {
-	self := t.add(jnode{kind: kindObject, first: -1, next: -1})
 	last := int32(-1)
 	t.ws()
 	if t.pos < len(t.raw) && t.raw[t.pos] == '}' {
-		t.pos++
-		t.depth--
-		return self, true
+		return t.close(self), true
 	}
 	for {
 		if t.pos >= len(t.raw) || t.raw[t.pos] != '"' {
@@ -174,27 +172,31 @@ func (t *jtree) object() (int32, bool) {
 			t.pos++
 			t.ws()
 		case '}':
-			t.pos++
-			t.depth--
-			return self, true
+			return t.close(self), true
 		default:
 			return -1, false
 		}
 	}
 }
 
+// close ends the container self at its closing bracket, at t.pos.
+func (t *jtree) close(self int32) int32 {
+	t.pos++
+	t.depth--
+	t.nodes[self].end = int32(t.pos)
+	return self
+}
+
 func (t *jtree) array() (int32, bool) {
 	if !t.enter() {
 		return -1, false
 	}
+	self := t.add(jnode{kind: kindArray, start: int32(t.pos), first: -1, next: -1})
 	t.pos++ // [
-	self := t.add(jnode{kind: kindArray, first: -1, next: -1})
 	last := int32(-1)
 	t.ws()
 	if t.pos < len(t.raw) && t.raw[t.pos] == ']' {
-		t.pos++
-		t.depth--
-		return self, true
+		return t.close(self), true
 	}
 	for {
 		child, ok := t.value()
@@ -216,9 +218,7 @@ func (t *jtree) array() (int32, bool) {
 			t.pos++
 			t.ws()
 		case ']':
-			t.pos++
-			t.depth--
-			return self, true
+			return t.close(self), true
 		default:
 			return -1, false
 		}
@@ -345,6 +345,15 @@ func digits(b []byte, pos *int) bool {
 		*pos++
 	}
 	return *pos > start
+}
+
+// span is n's JSON text as it appears in the frame, quotes included.
+func (t *jtree) span(n int32) []byte {
+	nd := &t.nodes[n]
+	if nd.kind == kindString {
+		return t.raw[nd.start-1 : nd.end+1]
+	}
+	return t.raw[nd.start:nd.end]
 }
 
 // text returns a string node's value (or a member's key, when key is

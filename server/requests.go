@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/schema"
 )
 
 // pendingRequests is how many frames an authenticated connection's reader
@@ -25,11 +26,14 @@ type request struct {
 // other frame waits its turn at the request goroutine, which serves the
 // connection's frames one at a time in arrival order.
 func (c *conn) take(data []byte) {
-	var r request // data is the reader's buffer: nothing of it is kept
-	if err := lmp.Unmarshal(data, &r.frame); err != nil || r.frame.Type == "" {
+	// data is the reader's buffer: nothing of it is kept. It is parsed
+	// once, for the envelope and for the schemas (F-2).
+	f, schemaErrs, err := schema.DecodeClientFrame(data)
+	r := request{frame: f}
+	if err != nil || f.Type == "" {
 		r.bad = true
 	} else {
-		r.invalid = validateClientFrame(data, r.frame)
+		r.invalid = validateClientFrame(f, schemaErrs)
 	}
 	if !r.bad && r.invalid == "" && r.frame.Type == lmp.TypePong {
 		c.lastPong.Store(time.Now().UnixNano())

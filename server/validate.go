@@ -14,12 +14,13 @@ import (
 // or a message naming the problem. Unknown types pass (V-1): they are
 // ignored later. Unknown fields are allowed everywhere (V-1).
 //
-// The JSON Schemas of package schema decide first (F-2); decoding with the
+// The JSON Schemas of package schema decide first (F-2): schemaErrs are
+// ValidateFrame's errors for the frame f was decoded from. Decoding with the
 // lmp types then checks what dispatch relies on.
-var validateClientFrame = func(raw []byte, f lmp.ClientFrame) string {
+var validateClientFrame = func(f lmp.ClientFrame, schemaErrs []schema.Error) string {
 	// Enforces F-2: a client frame is checked against its §4 schema before dispatch (hello first: handleHello).
-	if errs := schema.ValidateFrame(schema.ClientToServer, raw); len(errs) > 0 {
-		return errs[0].String() // never quotes values, so no secret leaks (S-1)
+	if len(schemaErrs) > 0 {
+		return schemaErrs[0].String() // never quotes values, so no secret leaks (S-1)
 	}
 	if f.V != lmp.Version {
 		return fmt.Sprintf("envelope v is %d, want %d", f.V, lmp.Version)

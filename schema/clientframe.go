@@ -1,0 +1,110 @@
+package schema
+
+import (
+	"strconv"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// DecodeClientFrame reads a client frame once for a server: it decodes raw
+// into an lmp.ClientFrame as lmp.Unmarshal does (the same frame, and an
+// error exactly when lmp.Unmarshal gives one) and, when that succeeds,
+// returns ValidateFrame(ClientToServer, raw) as well.
+//
+// Both come from the compiled validator's single parse of raw: the
+// envelope's three fields are read off its tree, so the frame's bytes are
+// scanned once rather than three times (encoding/json checks a whole input's
+// syntax before it decodes it, and then validation parses it again). Where
+// that tree and encoding/json could read raw differently (a key
+// lmp.Unmarshal would drop, an envelope field of the wrong type, input the
+// tree leaves to the reference), lmp.Unmarshal and ValidateFrame decide.
+func DecodeClientFrame(raw []byte) (lmp.ClientFrame, []Error, error) {
+	if c, ok := parsed(ClientToServer, raw); ok {
+		f, decoded := c.clientFrame()
+		var errs []Error
+		if decoded {
+			errs, decoded = c.check(ClientToServer)
+		}
+		c.release()
+		if decoded {
+			return f, errs, nil
+		}
+	}
+	var f lmp.ClientFrame
+	if err := lmp.Unmarshal(raw, &f); err != nil {
+		return f, nil, err
+	}
+	return f, ValidateFrame(ClientToServer, raw), nil
+}
+
+// clientFrame reads the envelope off the parsed tree as encoding/json
+// decodes it into an lmp.ClientFrame: members in order, the last of a
+// repeated key winning, null leaving a field as it was (but a payload of
+// null is the raw "null"), the payload's text copied as written. It
+// reports false, and lmp.Unmarshal decides, where that decoding fails or
+// lmp.Unmarshal would first drop keys (foreignKey).
+func (c *checker) clientFrame() (lmp.ClientFrame, bool) {
+	var f lmp.ClientFrame
+	t := &c.t
+	switch c.kind(0) {
+	case kindNull:
+		return f, true
+	case kindObject:
+	default:
+		return f, false // a JSON value that is no object does not decode into a struct
+	}
+	if t.foreignKey() {
+		return f, false
+	}
+	var payload []byte
+	for m := t.nodes[0].first; m >= 0; m = t.nodes[m].next {
+		nd := &t.nodes[m]
+		switch string(t.raw[nd.keyStart:nd.keyEnd]) {
+		case "v":
+			switch nd.kind {
+			case kindNull:
+			case kindNumber:
+				v, err := strconv.ParseInt(string(t.raw[nd.start:nd.end]), 10, 64)
+				if err != nil || int64(int(v)) != v {
+					return f, false // a fraction, an exponent or out of range for an int
+				}
+				f.V = int(v)
+			default:
+				return f, false
+			}
+		case "type":
+			switch nd.kind {
+			case kindNull:
+			case kindString:
+				f.Type = string(t.text(m, false))
+			default:
+				return f, false
+			}
+		case "payload":
+			payload = t.span(m)
+		}
+	}
+	if payload != nil {
+		f.Payload = append([]byte(nil), payload...) // raw is the caller's, and may be reused
+	}
+	return f, true
+}
+
+// foreignKey reports whether a key of the tree, at any depth, may be of
+// another form than an LMP field name, as lmp.Unmarshal judges it: it is
+// escaped, or holds an upper-case ASCII letter or a non-ASCII byte. For such
+// frames lmp.Unmarshal drops keys before decoding, and decides itself.
+func (t *jtree) foreignKey() bool {
+	for i := range t.nodes {
+		nd := &t.nodes[i]
+		if nd.keyEsc {
+			return true
+		}
+		for _, b := range t.raw[nd.keyStart:nd.keyEnd] {
+			if b >= 'A' && b <= 'Z' || b >= 0x80 {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,173 @@
+package schema
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// DecodeClientFrame must be lmp.Unmarshal into an lmp.ClientFrame followed,
+// when that succeeds, by ValidateFrame: the same frame (v, type, payload
+// byte for byte), an error exactly when lmp.Unmarshal fails, the same
+// validation errors.
+
+// sameAsSeparate compares DecodeClientFrame with the two steps it replaces
+// on raw, and reports whether the single parse decided (rather than
+// leaving raw to lmp.Unmarshal) and the first disagreement, if any.
+func sameAsSeparate(raw []byte) (decided bool, diff string) {
+	if c, ok := parsed(ClientToServer, raw); ok {
+		_, decided = c.clientFrame()
+		c.release()
+	}
+	gotFrame, gotErrs, gotErr := DecodeClientFrame(raw)
+	var wantFrame lmp.ClientFrame
+	wantErr := lmp.Unmarshal(raw, &wantFrame)
+	var wantErrs []Error
+	if wantErr == nil {
+		wantErrs = ValidateFrame(ClientToServer, raw)
+	}
+	switch {
+	case (gotErr == nil) != (wantErr == nil):
+		diff = fmt.Sprintf("error %v, lmp.Unmarshal's %v", gotErr, wantErr)
+	case wantErr != nil:
+		// The frame is refused either way; what was decoded of it is not used.
+	case gotFrame.V != wantFrame.V || gotFrame.Type != wantFrame.Type || string(gotFrame.Payload) != string(wantFrame.Payload) ||
+		(gotFrame.Payload == nil) != (wantFrame.Payload == nil):
+		diff = fmt.Sprintf("frame %+v (payload %q), lmp.Unmarshal's %+v (payload %q)", gotFrame, gotFrame.Payload, wantFrame, wantFrame.Payload)
+	case !reflect.DeepEqual(gotErrs, wantErrs):
+		diff = fmt.Sprintf("errors %v, ValidateFrame's %v", gotErrs, wantErrs)
+	}
+	if diff != "" {
+		return decided, fmt.Sprintf("DecodeClientFrame(%q): %s", raw, diff)
+	}
+	return decided, ""
+}
+
+// TestDecodeClientFrameEdges holds the single parse to encoding/json where
+// the two could part: repeated keys, null, numbers that are no int, keys
+// lmp.Unmarshal drops, payloads of every kind and their whitespace. Each
+// frame says whether the single parse decides it or must leave it to
+// lmp.Unmarshal, so that the fast path is known to be taken.
+func TestDecodeClientFrameEdges(t *testing.T) {
+	for _, tc := range []struct {
+		raw     string
+		decided bool
+	}{
+		{`{"v":1,"type":"ping","payload":{}}`, true},
+		{` { "v" : 1 , "type" : "session.send" , "payload" : { "text" : "a\"b" , "request_id" : "r" } } `, true},
+		{`{"v":1,"type":"ping","payload":{},"v":2,"type":"pong","payload":[1, 2]}`, true},
+		{`{"v":1,"type":"ping","payload":null}`, true},
+		{`{"v":null,"type":null,"payload":{}}`, true},
+		{`{"v":1,"v":null,"type":"ping","type":null}`, true},
+		{`null`, true},
+		{`{}`, true},
+		{`{"payload":"text","type":"x"}`, true},
+		{`{"payload":true,"type":"x","v":-0}`, true},
+		{`{"payload":-1.5e3,"type":"x\u00e9\n","v":0}`, true},
+		{`{"v":1,"type":"ping","payload":{"a":[{"b":{}}]},"other":[1,{"c":null}]}`, true},
+		{`{"v":1.0,"type":"ping","payload":{}}`, false},
+		{`{"v":1e0,"type":"ping","payload":{}}`, false},
+		{`{"v":"1","type":"ping","payload":{}}`, false},
+		{`{"v":99999999999999999999,"type":"ping","payload":{}}`, false},
+		{`{"v":1,"type":5,"payload":{}}`, false},
+		{`{"v":1,"type":["ping"],"payload":{}}`, false},
+		{`{"v":1,"type":"ping","payload":{},"type":{}}`, false},
+		{`{"V":2,"v":1,"type":"ping","payload":{}}`, false},
+		{`{"v":1,"TYPE":"pong","type":"ping","payload":{}}`, false},
+		{`{"\u0076":1,"type":"ping","payload":{}}`, false},
+		{`{"v":1,"type":"ping","payload":{"Text":"x","text":"y"}}`, false},
+		{`{"v":1,"type":"ping","payload":{"t\u00e9xt":"x"}}`, false},
+		{`[]`, false},
+		{`"frame"`, false},
+		{`{"v":1,"type":"ping","payload":{}`, false},
+		{`{"v":1,"type":"ping","payload":{}} {}`, false},
+		{"\xff", false},
+	} {
+		decided, diff := sameAsSeparate([]byte(tc.raw))
+		if diff != "" {
+			t.Error(diff)
+		}
+		if decided != tc.decided {
+			t.Errorf("DecodeClientFrame(%q): decided by the single parse: %v, want %v", tc.raw, decided, tc.decided)
+		}
+	}
+}
+
+// TestDecodeClientFrameOnCorpus: every frame of the example corpus decodes
+// and validates as the two separate steps do, and the single parse decides
+// every client frame example that lmp.Unmarshal reads without dropping a
+// key.
+func TestDecodeClientFrameOnCorpus(t *testing.T) {
+	decided := 0
+	for name, raw := range frameExamples(t) {
+		ok, diff := sameAsSeparate(raw)
+		if diff != "" {
+			t.Errorf("%s: %s", name, diff)
+		}
+		if ok {
+			decided++
+		}
+	}
+	if decided < len(frameExamples(t))/2 {
+		t.Fatalf("the single parse decided only %d corpus frames", decided)
+	}
+}
+
+// TestDecodeClientFrameOnMutations runs both over frames made from the
+// corpus by TestCompiledMatchesReferenceOnMutations' mutations; the fuzz
+// target FuzzCompiledMatchesReference explores further.
+func TestDecodeClientFrameOnMutations(t *testing.T) {
+	bases := mutationBases(t)
+	rng := rand.New(rand.NewPCG(25, 2))
+	decided := 0
+	const n = 300
+	for range n {
+		raw := mutate(rng, bases[rng.IntN(len(bases))])
+		ok, diff := sameAsSeparate(raw)
+		if diff != "" {
+			t.Fatal(diff)
+		}
+		if ok {
+			decided++
+		}
+	}
+	// The mutations write many keys escaped or in upper case on purpose
+	// (lmp.Unmarshal decides those), and some envelopes of the wrong type:
+	// about a third of the frames are left to the single parse.
+	if decided < n/4 {
+		t.Fatalf("the single parse decided only %d of %d mutated frames", decided, n)
+	}
+}
+
+// BenchmarkDecodeClientFrame compares DecodeClientFrame with the two steps
+// it replaces (lmp.Unmarshal into an lmp.ClientFrame, then ValidateFrame),
+// on the same frames in one run. docs/performance.md records the ratios.
+func BenchmarkDecodeClientFrame(b *testing.B) {
+	for _, fr := range []struct{ name, kind, path string }{
+		{"session.send", "valid", "c2s/session.send.json"},
+		{"approval.resolve-bad-enum", "invalid", "c2s/approval.resolve.enum-choice.json"},
+	} {
+		raw := readExample(b, fr.kind, fr.path)
+		b.Run(fr.name+"/once", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := DecodeClientFrame(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fr.name+"/separate", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var f lmp.ClientFrame
+				if err := lmp.Unmarshal(raw, &f); err != nil {
+					b.Fatal(err)
+				}
+				ValidateFrame(ClientToServer, raw)
+			}
+		})
+	}
+}
