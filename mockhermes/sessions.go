@@ -3,7 +3,7 @@ package mockhermes
 import (
 	"context"
 	"encoding/hex"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -213,27 +213,32 @@ func (m *Mock) ListSessions(ctx context.Context, opts hermes.ListSessionsOptions
 	}
 	offset := max(opts.Offset, 0)
 	m.mu.Lock()
-	rows := make([]hermes.SessionRow, 0, len(m.rows))
+	// Sort pointers and copy only the page: the store holds every
+	// session of the mock's life, and task.list asks for the first few.
+	matching := make([]*sessionRow, 0, len(m.rows))
 	for _, s := range m.rows {
 		if (opts.Source != "" && s.row.Source != opts.Source) || s.row.ParentSessionID != "" {
 			continue // another platform's, or a subagent's (include_children=False)
 		}
-		r := s.row
-		if r.EndedAt != nil {
-			t := *r.EndedAt
-			r.EndedAt = &t
+		matching = append(matching, s)
+	}
+	slices.SortFunc(matching, func(a, b *sessionRow) int {
+		if c := b.row.StartedAt.Compare(a.row.StartedAt); c != 0 {
+			return c
 		}
-		rows = append(rows, r)
+		return strings.Compare(b.row.ID, a.row.ID)
+	})
+	offset = min(offset, len(matching))
+	page := matching[offset:min(len(matching), offset+limit)]
+	rows := make([]hermes.SessionRow, len(page))
+	for i, s := range page {
+		rows[i] = s.row
+		if s.row.EndedAt != nil {
+			t := *s.row.EndedAt
+			rows[i].EndedAt = &t
+		}
 	}
 	m.mu.Unlock()
-	sort.Slice(rows, func(i, j int) bool {
-		if !rows[i].StartedAt.Equal(rows[j].StartedAt) {
-			return rows[i].StartedAt.After(rows[j].StartedAt)
-		}
-		return rows[i].ID > rows[j].ID
-	})
-	offset = min(offset, len(rows))
-	rows = rows[offset:min(len(rows), offset+limit)]
 	m.rec.add("list_sessions_rich", map[string]any{
 		"source": none(opts.Source), "limit": limit, "offset": offset,
 	}, len(rows))
