@@ -1,15 +1,18 @@
 package schema
 
 import (
+	"errors"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // DecodeClientFrame reads a client frame once for a server: it decodes raw
 // into an lmp.ClientFrame as lmp.Unmarshal does (the same frame, and an
-// error exactly when lmp.Unmarshal gives one) and, when that succeeds,
-// returns ValidateFrame(ClientToServer, raw) as well.
+// error exactly when lmp.Unmarshal gives one, though worded differently
+// when raw is not JSON) and, when that succeeds, returns
+// ValidateFrame(ClientToServer, raw) as well.
 //
 // Both come from the compiled validator's single parse of raw: the
 // envelope's three fields are read off its tree, so the frame's bytes are
@@ -19,15 +22,12 @@ import (
 // lmp.Unmarshal would drop, an envelope field of the wrong type, input the
 // tree leaves to the reference), lmp.Unmarshal and ValidateFrame decide.
 func DecodeClientFrame(raw []byte) (lmp.ClientFrame, []Error, error) {
-	if c, ok := parsed(ClientToServer, raw); ok {
-		f, decoded := c.clientFrame()
-		var errs []Error
-		if decoded {
-			errs, decoded = c.check(ClientToServer)
-		}
+	if len(raw) <= MaxClientBytes && utf8.Valid(raw) {
+		c := checkers.Get().(*checker)
+		f, errs, decided, err := c.decodeClientFrame(raw)
 		c.release()
-		if decoded {
-			return f, errs, nil
+		if decided {
+			return f, errs, err
 		}
 	}
 	var f lmp.ClientFrame
@@ -35,6 +35,31 @@ func DecodeClientFrame(raw []byte) (lmp.ClientFrame, []Error, error) {
 		return f, nil, err
 	}
 	return f, ValidateFrame(ClientToServer, raw), nil
+}
+
+// errNotJSON is DecodeClientFrame's error for a frame that is no JSON text.
+var errNotJSON = errors.New("not a JSON text")
+
+// decodeClientFrame is DecodeClientFrame from one parse, or decided false
+// where lmp.Unmarshal and ValidateFrame must decide.
+func (c *checker) decodeClientFrame(raw []byte) (f lmp.ClientFrame, errs []Error, decided bool, err error) {
+	if !c.t.parse(raw) {
+		// A syntax error fails encoding/json as well, and so lmp.Unmarshal,
+		// except that for text that may hold foreign keys it reads a
+		// value at the start when a closing bracket follows it (as
+		// json.Decoder's More sees it): that case, and text the tree does
+		// not model, are left to it.
+		if !c.t.modelled || c.t.trailing && (raw[c.t.pos] == ']' || raw[c.t.pos] == '}') {
+			return f, nil, false, nil
+		}
+		return f, nil, true, errNotJSON
+	}
+	f, decided = c.clientFrame()
+	if !decided {
+		return f, nil, false, nil
+	}
+	errs, decided = c.check(ClientToServer)
+	return f, errs, decided, nil
 }
 
 // clientFrame reads the envelope off the parsed tree as encoding/json

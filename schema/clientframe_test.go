@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
@@ -18,8 +20,9 @@ import (
 // on raw, and reports whether the single parse decided (rather than
 // leaving raw to lmp.Unmarshal) and the first disagreement, if any.
 func sameAsSeparate(raw []byte) (decided bool, diff string) {
-	if c, ok := parsed(ClientToServer, raw); ok {
-		_, decided = c.clientFrame()
+	if len(raw) <= MaxClientBytes && utf8.Valid(raw) {
+		c := checkers.Get().(*checker)
+		_, _, decided, _ = c.decodeClientFrame(raw)
 		c.release()
 	}
 	gotFrame, gotErrs, gotErr := DecodeClientFrame(raw)
@@ -82,8 +85,24 @@ func TestDecodeClientFrameEdges(t *testing.T) {
 		{`{"v":1,"type":"ping","payload":{"t\u00e9xt":"x"}}`, false},
 		{`[]`, false},
 		{`"frame"`, false},
-		{`{"v":1,"type":"ping","payload":{}`, false},
-		{`{"v":1,"type":"ping","payload":{}} {}`, false},
+		{`{"v":1,"type":"ping","payload":{}`, true},
+		{`{"v":1,"type":"ping","payload":{}} {}`, true},
+		{`{"v":1,"type":"ping","payload":{"a":1,}}`, true},
+		{"{\"v\":1,\"type\":\"pi\x01ng\",\"payload\":{}}", true},
+		{`{"v":1,"type":"pi\xng","payload":{}}`, true},
+		{`{"V":1,"type":"ping","payload":{}} x`, true},
+		{``, true},
+		{` `, true},
+		{`nul`, true},
+		{`01`, true},
+		{`{"A":1}}`, false},
+		{`{"a":1}]`, false},
+		{`null ]`, false},
+		{`1 }`, false},
+		{`{"v":1,"type":"ping","payload":{"a":"\ud800"}}`, false},
+		{`{"v":1,"type":"ping","payload":{"a":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}}`, false},
+		{`{"v":1,"type":"ping","payload":{"a":1e999}}`, false},
+		{`{"v":1,"type":"ping","payload":{"a":12345678901234567890}}`, false},
 		{"\xff", false},
 	} {
 		decided, diff := sameAsSeparate([]byte(tc.raw))

@@ -264,7 +264,19 @@ func (c *checker) constFailed(n int32, rule, want string) {
 
 // textIs reports whether n is a string equal to s.
 func (c *checker) textIs(n int32, s string) bool {
-	return c.kind(n) == kindString && string(c.t.text(n, false)) == s
+	nd := &c.t.nodes[n]
+	switch {
+	case nd.kind != kindString:
+		return false
+	case !nd.esc:
+		return string(c.t.raw[nd.start:nd.end]) == s
+	case int(nd.end-nd.start) > 6*len(s):
+		// An escape is at most six bytes for at least one byte of the
+		// value: no need to unescape a long text (an enum is tried value
+		// by value) to see that it is not s.
+		return false
+	}
+	return string(c.t.text(n, false)) == s
 }
 
 // intIs reports whether n is a number equal to the integer v.

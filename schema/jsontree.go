@@ -49,21 +49,37 @@ type jtree struct {
 	buf   []byte // unescaped strings, valid until release
 	pos   int
 	depth int
+	// modelled is false after a failed parse that gave up on text it does
+	// not model rather than on a syntax error; true otherwise, when a
+	// failed parse means encoding/json refuses raw too.
+	modelled bool
+	// trailing is true when a failed parse read one whole value and
+	// found more than whitespace after it.
+	trailing bool
 }
 
 // parse parses raw into t, or reports false when the reference validator
 // must decide (see above). The root is node 0.
 func (t *jtree) parse(raw []byte) bool {
-	if len(raw) > 1<<31-1 {
-		return false
-	}
 	t.raw, t.nodes, t.buf, t.pos, t.depth = raw, t.nodes[:0], t.buf[:0], 0, 0
+	t.modelled, t.trailing = true, false
+	if len(raw) > 1<<31-1 {
+		return t.unmodelled()
+	}
 	t.ws()
 	if _, ok := t.value(); !ok {
 		return false
 	}
 	t.ws()
-	return t.pos == len(raw)
+	t.trailing = t.pos != len(raw)
+	return !t.trailing
+}
+
+// unmodelled gives up on text parse does not model (see above): it may be
+// JSON.
+func (t *jtree) unmodelled() bool {
+	t.modelled = false
+	return false
 }
 
 // oversized reports whether t grew too large to be worth keeping in a pool.
@@ -123,7 +139,7 @@ func (t *jtree) literal(word string, k jsonKind) (int32, bool) {
 
 func (t *jtree) enter() bool {
 	t.depth++
-	return t.depth <= MaxDepth
+	return t.depth <= MaxDepth || t.unmodelled()
 }
 
 func (t *jtree) object() (int32, bool) {
@@ -250,8 +266,11 @@ func (t *jtree) str() (start, end int32, esc, ok bool) {
 				t.pos += 2
 			case 'u':
 				r, ok := hex4(t.raw[t.pos+2:])
-				if !ok || utf16Surrogate(r) {
+				if !ok {
 					return 0, 0, false, false
+				}
+				if utf16Surrogate(r) {
+					return 0, 0, false, t.unmodelled()
 				}
 				t.pos += 6
 			default:
@@ -326,14 +345,14 @@ func (t *jtree) number() (int32, bool) {
 	}
 	lit := b[start:t.pos]
 	if len(lit) > 300 { // the reference's limits (maxNumberLen, float64 range) are near
-		return -1, false
+		return -1, t.unmodelled()
 	}
 	if plain && len(lit) > 18 { // beyond int64's exact range: the reference compares it
-		return -1, false
+		return -1, t.unmodelled()
 	}
 	if !plain {
-		if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
-			return -1, false
+		if _, err := strconv.ParseFloat(string(lit), 64); err != nil { // beyond float64
+			return -1, t.unmodelled()
 		}
 	}
 	return t.add(jnode{kind: kindNumber, start: int32(start), end: int32(t.pos), first: -1, next: -1}), true
