@@ -55,6 +55,11 @@ type Config struct {
 	// Progress receives a live progress line at most once a second; nil
 	// for none.
 	Progress io.Writer
+
+	// validateParses is set when Validate is SchemaValidator, which accepts
+	// only well-formed JSON: the oracle then reads a valid frame's envelope
+	// without parsing it again.
+	validateParses bool
 }
 
 func (c *Config) setDefaults() error {
@@ -69,7 +74,7 @@ func (c *Config) setDefaults() error {
 		c.Schemas = s
 	}
 	if c.Validate == nil {
-		c.Validate = SchemaValidator
+		c.Validate, c.validateParses = SchemaValidator, true
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") {

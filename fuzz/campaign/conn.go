@@ -56,8 +56,10 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 	)
 	go func() {
 		defer close(done)
+		rd := newMsgReader(ws)
+		defer rd.release()
 		for {
-			typ, data, err := ws.Read(context.Background())
+			typ, data, err := rd.read(context.Background())
 			if err != nil {
 				code := int(websocket.CloseStatus(err)) // -1 without a close frame
 				res.closeCode = code

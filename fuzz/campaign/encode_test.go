@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
 // encodingJSON is what encode wrote before it was specialised: the
@@ -77,6 +79,38 @@ func TestMayBePing(t *testing.T) {
 		}
 		if frameTypeOf([]byte(tc.frame)) == "ping" && !mayBePing([]byte(tc.frame)) {
 			t.Errorf("%.60s decodes as a ping but is not counted", tc.frame)
+		}
+	}
+}
+
+// TestFillersEncodeAsTheirStrings: a filler is written as encoding/json
+// writes the value it stands for, at the lengths the mutations use: the
+// repeated string of a huge value or a pad, the array of zeros of a padded
+// hello, and the nesting of a deep frame.
+func TestFillersEncodeAsTheirStrings(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 1024, lmp.MaxIDLength + 1, lmp.MaxTextLength + 1, maxHugeUnits} {
+		for u, unit := range hugeUnits {
+			if got, want := encode(hugeValue(u, n)), encodingJSON(strings.Repeat(unit, n)); !bytes.Equal(got, want) {
+				t.Fatalf("huge value of %d × %q: %.80s…, encoding/json writes %.80s…", n, unit, got, want)
+			}
+		}
+	}
+	for _, n := range []int{0, 1, lmp.MaxFrameBytes + 1, maxPad} {
+		if got, want := encode(padValue(n)), encodingJSON(strings.Repeat("x", n)); !bytes.Equal(got, want) {
+			t.Fatalf("pad of %d: %.80s…, encoding/json writes %.80s…", n, got, want)
+		}
+	}
+	for _, n := range []int{0, 1, 2, 32768, maxZeros} {
+		if got, want := encode(zeroArray(n)), encodingJSON(make([]int, n)); !bytes.Equal(got, want) {
+			t.Fatalf("%d zeros: %.80s…, encoding/json writes %.80s…", n, got, want)
+		}
+	}
+	for i, n := range nestings {
+		for _, depth := range []int{0, 1, 50, maxDepth} {
+			want := strings.Repeat(n.open, depth) + "1" + strings.Repeat(n.close, depth)
+			if got := appendNest(nil, i, depth); string(got) != want {
+				t.Fatalf("nesting %q × %d: %.80s…, want %.80s…", n.open, depth, got, want)
+			}
 		}
 	}
 }

@@ -89,7 +89,7 @@ func (e *engine) findingCount() int {
 // newOracle makes the oracle for one connection of device d.
 func (e *engine) newOracle(d client.Device, ep Episode, sentToken bool) *connOracle {
 	return &connOracle{
-		validate: e.cfg.Validate, secrets: e.secrets, poolDevice: func(id string) bool { return e.devIDs[id] },
+		validate: e.cfg.Validate, validateParses: e.cfg.validateParses, secrets: e.secrets, poolDevice: func(id string) bool { return e.devIDs[id] },
 		device: d.ID, mayAuth: ep.MayAuth, sentToken: sentToken, seen: e.recent.harvest,
 	}
 }

@@ -55,7 +55,7 @@ func (g *gen) episode() Episode {
 }
 
 func (g *gen) text1(typ string, p any) Step {
-	return Step{Op: OpText, Data: encode(g.frame(typ, p)), Gen: MutValid}
+	return Step{Op: OpText, Data: g.encode(g.frame(typ, p)), Gen: MutValid}
 }
 
 func (g *gen) helloStep(mode int) Step { return g.text1(lmp.TypeHello, g.hello(mode)) }
@@ -86,8 +86,8 @@ func (g *gen) episodeOf(kind string) Episode {
 			ep.MayAuth = true
 			h := g.frame(lmp.TypeHello, g.hello(helloDevice))
 			n := (64 << 10) + g.r.IntN(lmp.MaxFrameBytes-(64<<10)-1024)
-			h["payload"].(map[string]any)["Pad"] = make([]int, n/2)
-			add(Step{Op: OpText, Data: encode(h), Gen: MutHuge})
+			h["payload"].(map[string]any)["Pad"] = zeroArray(n / 2)
+			add(Step{Op: OpText, Data: g.encode(h), Gen: MutHuge})
 		} else if g.chance(0.3) {
 			// A mutated hello may still be acceptable (V-1): allow auth.
 			ep.MayAuth = true
@@ -120,7 +120,7 @@ func (g *gen) episodeOf(kind string) Episode {
 	case EpReplayID:
 		add(g.helloStep(helloDevice))
 		typ := g.pick([]string{lmp.TypeApprovalResolve, lmp.TypeTaskList, lmp.TypeApprovalResolve, lmp.TypeSessionSend})
-		f := encode(g.frame(typ, g.object(g.s.types[typ], 0)))
+		f := g.encode(g.frame(typ, g.object(g.s.types[typ], 0)))
 		for range 2 + g.r.IntN(4) {
 			add(Step{Op: OpText, Data: f, Gen: MutValid})
 		}

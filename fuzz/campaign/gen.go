@@ -20,6 +20,9 @@ type gen struct {
 	s *Schemas
 	// requestIDs is a small pool so that ids repeat within an episode (I-1).
 	requestIDs []string
+	// scratch is where frames are encoded before each gets a copy of its
+	// exact size.
+	scratch []byte
 }
 
 func newGen(seed uint64, s *Schemas) *gen {
@@ -262,8 +265,29 @@ func encode(v any) []byte {
 	return b
 }
 
+// encode is the package's encode, into the generator's scratch buffer: a
+// frame's bytes are allocated once, at their size.
+func (g *gen) encode(v any) []byte { return bytes.Clone(g.encodeScratch(v)) }
+
+// encodeScratch encodes v into the scratch buffer, valid until the next
+// call.
+func (g *gen) encodeScratch(v any) []byte {
+	b, ok := appendJSON(g.scratch[:0], v)
+	g.scratch = b[:0]
+	if !ok {
+		return []byte(`{"v":1,"type":"ping","payload":{}}`)
+	}
+	return b
+}
+
 func appendJSON(b []byte, v any) ([]byte, bool) {
 	switch v := v.(type) {
+	case jsonText:
+		b = append(b, '"')
+		b = append(b, v...)
+		return append(b, '"'), true
+	case zeroArray:
+		return appendZeros(b, int(v)), true
 	case nil:
 		return append(b, "null"...), true
 	case bool:

@@ -140,8 +140,10 @@ func (m *monitor) session(ctx context.Context, ws *websocket.Conn, baseline bool
 	var weClosed atomic.Bool
 	go func() {
 		defer close(done)
+		rd := newMsgReader(ws)
+		defer rd.release()
 		for {
-			typ, data, err := ws.Read(context.Background())
+			typ, data, err := rd.read(context.Background())
 			if err != nil {
 				code := int(websocket.CloseStatus(err)) // -1 without a close frame
 				o.closed(code, weClosed.Load() || ctx.Err() != nil)

@@ -80,48 +80,60 @@ func (g *gen) applyMutation(name string, f map[string]any) Step {
 			limits := []int{lmp.MaxIDLength, lmp.MaxIDLength + 1, lmp.MaxTextLength, lmp.MaxTextLength + 1}
 			n = limits[g.r.IntN(len(limits))]
 		}
-		g.replaceLeaf(f, func(any) any { return strings.Repeat(g.pick([]string{"A", "é", "\u2028", "0"}), n) })
+		g.replaceLeaf(f, func(any) any { return hugeValue(g.r.IntN(len(hugeUnits)), n) })
 	case MutDeep:
 		depth := 50 + g.r.IntN(5000)
 		if g.chance(0.1) {
 			depth = 20000 // beyond encoding/json's nesting limit
 		}
-		open, close := "[", "]"
+		shape := 0 // [[…1…]]
 		if g.chance(0.5) {
-			open, close = `{"a":`, "}"
+			shape = 1 // {"a":{"a":…1…}}
 		}
-		data := encode(f)
-		nest := strings.Repeat(open, depth) + "1" + strings.Repeat(close, depth)
-		s.Data = bytes.Replace(data, []byte(`"payload":{`), []byte(`"payload":{"deep":`+nest+`,`), 1)
-		if bytes.Equal(s.Data, data) {
-			s.Data = []byte(nest)
-		}
+		s.Data = g.deep(f, shape, depth)
 		return s
 	case MutUTF8:
-		s.Data = g.badUTF8(encode(f))
+		s.Data = g.badUTF8(g.encode(f))
 		return s
 	case MutBinary:
 		s.Op = OpBinary
 		if g.chance(0.5) {
-			s.Data = encode(f)
+			s.Data = g.encode(f)
 		} else {
 			s.Data = g.randomBytes(1 + g.r.IntN(64))
 		}
 		return s
 	case MutBroken:
-		s.Data = g.broken(encode(f))
+		s.Data = g.broken(g.encode(f))
 		return s
 	case MutBytes:
-		s.Data = g.flipBytes(encode(f))
+		s.Data = g.flipBytes(g.encode(f))
 		return s
 	case MutOversize:
 		// Just over the read limit: the server must close with 1009, not
 		// crash (docs/protocol.md, read limit).
 		pad := lmp.MaxFrameBytes + 1 + g.r.IntN(1024)
-		f["pad"] = strings.Repeat("x", pad)
+		f["pad"] = padValue(pad)
 	}
-	s.Data = encode(f)
+	s.Data = g.encode(f)
 	return s
+}
+
+// deep puts a value nested depth levels deep, of the given shape, first in
+// f's payload; the nesting alone when f has no payload object.
+func (g *gen) deep(f map[string]any, shape, depth int) []byte {
+	const at = `"payload":{`
+	data := g.encodeScratch(f)
+	i := bytes.Index(data, []byte(at))
+	if i < 0 {
+		return appendNest(nil, shape, depth)
+	}
+	i += len(at)
+	nest := depth*(len(nestings[shape].open)+len(nestings[shape].close)) + 1
+	out := make([]byte, 0, len(data)+len(`"deep":,`)+nest)
+	out = append(append(out, data[:i]...), `"deep":`...)
+	out = append(appendNest(out, shape, depth), ',')
+	return append(out, data[i:]...)
 }
 
 func (g *gen) boundary() any {

@@ -31,7 +31,9 @@ type wireFrame struct {
 // used by one goroutine at a time.
 type connOracle struct {
 	validate Validator
-	secrets  *secretSet
+	// validateParses says validate accepts only well-formed JSON.
+	validateParses bool
+	secrets        *secretSet
 	// poolDevice reports whether id is one of the campaign's devices.
 	poolDevice func(id string) bool
 
@@ -81,7 +83,14 @@ func (o *connOracle) frame(raw []byte, binary bool) (f wireFrame, ok bool) {
 		// input grew past the limit, or Hermes text was passed on whole.
 		o.fail(KindFrameSize, "server sent a frame of %d bytes, over the %d-byte frame limit: %.80q", len(raw), lmp.MaxFrameBytes, raw)
 	}
-	if err := json.Unmarshal(raw, &f); err != nil {
+	// A frame the validator parsed and accepted is well-formed JSON: its
+	// envelope is read without parsing it again.
+	var errs []string
+	validated := o.validate != nil && o.validateParses
+	if validated {
+		errs = o.validate(raw)
+	}
+	if err := decodeEnvelope(raw, validated && len(errs) == 0, &f); err != nil {
 		o.response("not-json")
 		o.fail(KindSchema, "server frame is not JSON: %v: %.200q", err, raw)
 		return f, false
@@ -96,7 +105,10 @@ func (o *connOracle) frame(raw []byte, binary bool) (f wireFrame, ok bool) {
 	}
 	o.response(key)
 	if o.validate != nil {
-		if errs := o.validate(raw); len(errs) > 0 {
+		if !validated {
+			errs = o.validate(raw)
+		}
+		if len(errs) > 0 {
 			o.fail(KindSchema, "%s frame breaks its schema: %s: %.300q", f.Type, errs[0], raw)
 		}
 	}

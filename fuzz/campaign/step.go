@@ -115,15 +115,47 @@ func (e Episode) frames() int {
 	return n
 }
 
-// fill replaces the placeholders in data.
+// fill replaces the placeholders in data, in one pass from left to right:
+// one copy of a frame, however many placeholders it holds, and a value is
+// never searched for placeholders itself. data is returned unchanged, not
+// copied, when it holds none.
 func fill(data []byte, vals map[string]string) []byte {
-	if !bytes.Contains(data, []byte("{{")) {
+	i := bytes.Index(data, []byte("{{"))
+	if i < 0 {
 		return data
 	}
+	var out []byte
+	done := 0 // data[:done] is in out
+	for i >= 0 {
+		ph, v, ok := placeholderAt(data[i:], vals)
+		if !ok {
+			i++ // "{{{token}}" holds a placeholder one byte on
+		} else {
+			if out == nil {
+				out = make([]byte, 0, len(data)+64)
+			}
+			out = append(append(out, data[done:i]...), v...)
+			i += len(ph)
+			done = i
+		}
+		j := bytes.Index(data[i:], []byte("{{"))
+		if j < 0 {
+			break
+		}
+		i += j
+	}
+	if out == nil {
+		return data
+	}
+	return append(out, data[done:]...)
+}
+
+// placeholderAt returns the placeholder that data begins with and its value.
+func placeholderAt(data []byte, vals map[string]string) (ph, v string, ok bool) {
 	for ph, v := range vals {
-		if bytes.Contains(data, []byte(ph)) {
-			data = bytes.ReplaceAll(data, []byte(ph), []byte(v))
+		if bytes.HasPrefix(data, []byte(ph)) {
+			return ph, v, true
 		}
 	}
-	return data
+	return "", "", false
 }
