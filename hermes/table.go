@@ -113,9 +113,11 @@ func specsOf(as ...Args) []HookSpec {
 
 // HookByName returns the spec of a hook whose kwargs are typed here.
 func HookByName(name string) (HookSpec, bool) {
-	for _, h := range slices.Concat(Hooks, MoreHooks) {
-		if h.Name == name {
-			return h, true
+	for _, list := range [2][]HookSpec{Hooks, MoreHooks} { // not concatenated: every hook fired asks
+		for _, h := range list {
+			if h.Name == name {
+				return h, true
+			}
 		}
 	}
 	return HookSpec{}, false
