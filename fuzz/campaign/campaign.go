@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 )
@@ -13,6 +14,11 @@ import (
 // not run at all (unreachable server, no pairing endpoint); findings are in
 // the report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.HTTPClient == nil {
+		t := campaignTransport()
+		defer t.CloseIdleConnections()
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second, Transport: t}
+	}
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}

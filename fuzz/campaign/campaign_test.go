@@ -42,7 +42,7 @@ func TestValidFramesAreSchemaValid(t *testing.T) {
 		} else {
 			raw = encode(g.validFrame())
 		}
-		raw = fill(raw, plausible)
+		raw = fill(nil, raw, plausible)
 		if errs := schema.ValidateFrame(schema.ClientToServer, raw); len(errs) > 0 {
 			t.Fatalf("generated valid frame is invalid: %s\n%s", errs[0], raw)
 		}
@@ -56,7 +56,7 @@ func TestMutationsBreakTheSchema(t *testing.T) {
 		invalid := 0
 		for range 50 {
 			st := g.applyMutation(m, g.frame("run.cancel", map[string]any{"run_id": "run_1"}))
-			if len(schema.ValidateFrame(schema.ClientToServer, fill(st.Data, plausible))) > 0 {
+			if len(schema.ValidateFrame(schema.ClientToServer, fill(nil, st.Data, plausible))) > 0 {
 				invalid++
 			}
 		}

@@ -26,7 +26,9 @@ type Config struct {
 	// campaign makes Hermes-side events flow (notifications, approvals) so
 	// that the monitor has events to count and approvals can be raced.
 	DriverURL string
-	// HTTPClient is used for every HTTP request and WebSocket dial.
+	// HTTPClient is used for every HTTP request and WebSocket dial. Without
+	// one, Run uses a client of its own whose transport is tuned for a
+	// connection per episode (campaignTransport).
 	HTTPClient *http.Client
 
 	// Duration of the fuzzing phase (shrinking comes after); default 60 s.

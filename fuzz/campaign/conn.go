@@ -34,7 +34,8 @@ type episodeResult struct {
 }
 
 // runEpisode plays ep on a fresh connection to wsURL, feeding every
-// received frame to o. vals fills the placeholders. drop ends the
+// received frame to o. vals fills the placeholders; what it returns is
+// written before the next call. drop ends the
 // connection without a close handshake, as a phone losing its network.
 func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, vals func([]byte) []byte, o *connOracle, t connTimings, drop bool) episodeResult {
 	var res episodeResult

@@ -95,8 +95,10 @@ func (e *engine) newOracle(d client.Device, ep Episode, sentToken bool) *connOra
 }
 
 // filler returns the placeholder filler for one episode. Tokens are minted
-// only for episodes that use one.
-func (e *engine) filler(ctx context.Context, r *rand.Rand, d client.Device, ep Episode) (func([]byte) []byte, bool) {
+// only for episodes that use one. A filled frame is written into *buf,
+// which the caller keeps from episode to episode: it is valid until the
+// next frame is filled.
+func (e *engine) filler(ctx context.Context, r *rand.Rand, d client.Device, ep Episode, buf *[]byte) (func([]byte) []byte, bool) {
 	other := e.devices[r.IntN(len(e.devices))]
 	if other.ID == d.ID {
 		// {{other_device}} must name a different device, or a hello
@@ -116,13 +118,20 @@ func (e *engine) filler(ctx context.Context, r *rand.Rand, d client.Device, ep E
 			vals[PhToken] = "pt_unminted_" + strconv.FormatUint(r.Uint64(), 36)
 		}
 	}
-	return func(b []byte) []byte { return fill(b, vals) }, sentToken
+	return func(b []byte) []byte {
+		out := fill(*buf, b, vals)
+		if len(b) > 0 && &out[0] != &b[0] {
+			*buf = out // keep the grown buffer; never the step's own bytes
+		}
+		return out
+	}, sentToken
 }
 
 // worker opens episode after episode until ctx ends.
 func (e *engine) worker(ctx context.Context, id int) {
 	seed := e.cfg.Seed ^ (uint64(id+1) * 0x9e3779b97f4a7c15)
 	g := newGen(seed, e.cfg.Schemas)
+	var sendBuf []byte // filled frames, one at a time
 	for n := 0; ctx.Err() == nil; n++ {
 		ep := g.episode()
 		d := e.devices[g.r.IntN(len(e.devices))]
@@ -134,7 +143,7 @@ func (e *engine) worker(ctx context.Context, id int) {
 		// server said never shifts the episodes that follow.
 		fr := rand.New(rand.NewPCG(seed, uint64(n)))
 		for range storm {
-			fillFn, sentToken := e.filler(ctx, fr, d, ep)
+			fillFn, sentToken := e.filler(ctx, fr, d, ep, &sendBuf)
 			o := e.newOracle(d, ep, sentToken)
 			res := runEpisode(ctx, e.cfg.URL, e.cfg.HTTPClient, ep, fillFn, o, e.timings, ep.Drop)
 			if res.dialErr != nil && ctx.Err() != nil {

@@ -20,12 +20,16 @@ func TestFillReplacesEveryPlaceholder(t *testing.T) {
 		{`{{credential}}`, `cred_{{token}}`}, // a value is not filled itself
 		{`{{to` + "\xff" + `{{token}}`, `{{to` + "\xff" + `pt_1`},
 	} {
-		if got := fill([]byte(tc.in), vals); string(got) != tc.want {
+		if got := fill(nil, []byte(tc.in), vals); string(got) != tc.want {
 			t.Errorf("fill(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
+	buf := make([]byte, 0, 64)
+	if got := fill(buf, []byte(`{{token}}`), vals); string(got) != "pt_1" || &got[:1][0] != &buf[:1][0] {
+		t.Errorf("fill did not write over the buffer it was given: %q", got)
+	}
 	in := []byte(`{"v":1,"payload":{"text":"{x}"}}`)
-	if got := fill(in, vals); &got[0] != &in[0] || !bytes.Equal(got, in) {
+	if got := fill(nil, in, vals); &got[0] != &in[0] || !bytes.Equal(got, in) {
 		t.Errorf("a frame without placeholders was copied or changed: %q", got)
 	}
 }

@@ -127,7 +127,8 @@ func (e *engine) play(ctx context.Context, eps []Episode) []Finding {
 	fr := rand.New(rand.NewPCG(1, 2))
 	d := e.devices[0]
 	for _, ep := range eps {
-		fill, sentToken := e.filler(ctx, fr, d, ep)
+		var sendBuf []byte
+		fill, sentToken := e.filler(ctx, fr, d, ep, &sendBuf)
 		o := e.newOracle(d, ep, sentToken)
 		runEpisode(ctx, e.cfg.URL, e.cfg.HTTPClient, ep, fill, o, e.timings, ep.Drop)
 		out = append(out, o.findings...)

@@ -117,9 +117,10 @@ func (e Episode) frames() int {
 
 // fill replaces the placeholders in data, in one pass from left to right:
 // one copy of a frame, however many placeholders it holds, and a value is
-// never searched for placeholders itself. data is returned unchanged, not
-// copied, when it holds none.
-func fill(data []byte, vals map[string]string) []byte {
+// never searched for placeholders itself. The copy is written over dst's
+// storage, so that a sender reuses one buffer for every frame. data is
+// returned unchanged, not copied, when it holds none.
+func fill(dst, data []byte, vals map[string]string) []byte {
 	i := bytes.Index(data, []byte("{{"))
 	if i < 0 {
 		return data
@@ -132,7 +133,7 @@ func fill(data []byte, vals map[string]string) []byte {
 			i++ // "{{{token}}" holds a placeholder one byte on
 		} else {
 			if out == nil {
-				out = make([]byte, 0, len(data)+64)
+				out = dst[:0]
 			}
 			out = append(append(out, data[done:i]...), v...)
 			i += len(ph)
