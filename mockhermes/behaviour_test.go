@@ -128,7 +128,10 @@ func TestThreeIdentities(t *testing.T) {
 	if err := m.HandleMessage(ctx, msg("chat-7", "one")); err != nil {
 		t.Fatal(err)
 	}
-	f.waitHook(t, "on_session_end", 1)
+	// The chat is idle only once its turn has sent the final reply and
+	// ended, a little after on_session_end: a /new before that stops a
+	// running turn, and its agent_loop_stopped may come after the answer.
+	f.waitFor(t, "the first turn's end", func([]event) bool { return m.current("chat-7") == nil })
 	s1 := m.SessionOf("chat-7")
 	if !sessionIDPattern.MatchString(s1) || s1 == "chat-7" || s1 == SessionKey("chat-7") || SessionKey("chat-7") != "agent:main:loomi:dm:chat-7" {
 		t.Fatalf("identities: chat chat-7, key %s, session %s", SessionKey("chat-7"), s1)
@@ -292,18 +295,34 @@ func TestPromptOutcomes(t *testing.T) {
 }
 
 // TestApprovalCancelledWhenTurnEnds: an approval of a turn still waiting
-// when the turn ends is cancelled with cause turn_ended.
+// when the turn ends is cancelled with cause turn_ended. The turn's delta
+// callback is held until the approval has started, so the turn cannot end
+// before it.
 func TestApprovalCancelledWhenTurnEnds(t *testing.T) {
 	m, f := newTestMock(t, Options{})
-	if err := m.LoadScriptBytes("brief.yaml", []byte("name: brief\nsteps:\n  - stream: thinking\n  - wait: 30ms\n")); err != nil {
+	if err := m.LoadScriptBytes("brief.yaml", []byte("name: brief\nsteps:\n  - stream: thinking\n")); err != nil {
 		t.Fatal(err)
 	}
+	streaming, started := make(chan struct{}), make(chan struct{})
+	var streamOnce, startOnce sync.Once
+	release := func() { startOnce.Do(func() { close(started) }) }
+	t.Cleanup(release) // before the mock's Close, which waits for the turn
+	f.hookGate = func(name string, _ map[string]any) {
+		if name == "on_stream_delta" {
+			streamOnce.Do(func() { close(streaming); <-started })
+		}
+	}
 	pb := play(t, m, "brief")
-	f.waitHook(t, "on_stream_delta", 1)
+	select {
+	case <-streaming:
+	case <-time.After(time.Minute):
+		t.Fatal("the turn streamed nothing")
+	}
 	ap, err := m.StartApproval(context.Background(), ApprovalSpec{ChatID: pb.TaskID, Command: "reboot", TurnID: pb.TurnID, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
+	release()
 	if c := ap.Wait(context.Background()); c != ChoiceCancelled {
 		t.Fatalf("outcome = %q", c)
 	}
