@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,11 +44,24 @@ func TestWaitFailureSaysWhatCameInstead(t *testing.T) {
 	c := &Conn{Conn: cc, Name: "device"}
 	defer c.CloseNow()
 
-	frames <- `{"v":1,"seq":3,"ts":1759123456.7,"type":"error","task_id":null,"run_id":null,"event_id":"e_3","payload":{"code":"binary_unsupported","message":"no","fatal":false}}`
-	wctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	// The frame goes out once the wait has begun, and the wait ends once
+	// the frame has arrived: the message must place it within the wait,
+	// whatever the machine's speed.
+	wctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	_, err = c.Expect(wctx, match.ErrorCode("binary_frame"))
-	got := err.Error()
+	waiting := &waitingContext{Context: wctx, began: make(chan struct{})}
+	expectErr := make(chan error, 1)
+	go func() {
+		_, err := c.Expect(waiting, match.ErrorCode("binary_frame"))
+		expectErr <- err
+	}()
+	<-waiting.began
+	frames <- `{"v":1,"seq":3,"ts":1759123456.7,"type":"error","task_id":null,"run_id":null,"event_id":"e_3","payload":{"code":"binary_unsupported","message":"no","fatal":false}}`
+	for len(c.Pending()) == 0 && wctx.Err() == nil {
+		time.Sleep(time.Millisecond) // polling the inbox for the frame
+	}
+	cancel()
+	got := (<-expectErr).Error()
 	for _, want := range []string{
 		`device: waiting for error binary_frame: got error{code:"binary_unsupported", fatal:false, message:"no"} after `,
 		`; the connection stayed open`,
@@ -60,7 +74,7 @@ func TestWaitFailureSaysWhatCameInstead(t *testing.T) {
 		t.Errorf("message %q names the deadline although a frame arrived", got)
 	}
 
-	wctx2, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond)
+	wctx2, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond) // the frame is in: only the close is awaited
 	defer cancel2()
 	_, err = c.WaitClosed(wctx2)
 	if got := err.Error(); !strings.Contains(got, "device: waiting for the server to close the connection: got error{") || !strings.HasSuffix(got, "; the connection stayed open") {
@@ -72,4 +86,17 @@ func TestWaitFailureSaysWhatCameInstead(t *testing.T) {
 	if got := err.Error(); !strings.Contains(got, `the server closed the connection with 4001 "bye" after `) {
 		t.Errorf("message after a close: %q", got)
 	}
+}
+
+// waitingContext closes began when a wait first asks for Done, which a
+// wait does once it has noted when it began.
+type waitingContext struct {
+	context.Context
+	once  sync.Once
+	began chan struct{}
+}
+
+func (w *waitingContext) Done() <-chan struct{} {
+	w.once.Do(func() { close(w.began) })
+	return w.Context.Done()
 }
