@@ -493,21 +493,24 @@ func TestReorderedHooks(t *testing.T) { // F-3, note 6, note 17
 }
 
 // A turn whose end never comes ends when the chat's next turn begins, or
-// when no hook of it came for RunIdleTimeout (note 17).
+// when no hook of it came for RunIdleTimeout (note 17). The idle timeout
+// is long enough that neither turn idles out between two hooks the test
+// gives back to back, and b's failed call comes before the test waits for
+// a's frames: the wait is no gap in b's hooks.
 func TestLostTurnsEnd(t *testing.T) { // note 17
-	e := newEnv(t, func(c *server.Config) { c.RunIdleTimeout = 100 * time.Millisecond })
+	e := newEnv(t, func(c *server.Config) { c.RunIdleTimeout = time.Second })
 	c, dev := e.pair()
 	a := chatTurn(t, e, c, dev, "", "s_lost", "t_a")
 	a.start(1)
 	a.delta(1, "half")
 	b := chatTurn(t, e, c, dev, a.chat, "s_lost", "t_b")
 	b.start(1)
+	b.end(1, "", "connection reset")
 	fs := runFrames(t, c, "run_t_a")
 	wantTypes(t, fs, "run.started", "run.delta", "run.completed")
 	if done := decode[lmp.RunCompleted](t, fs[2]); done.Finished || done.Text != "half" || done.Status != "completed" {
 		t.Fatalf("superseded run %+v", done)
 	}
-	b.end(1, "", "connection reset")
 	fs = runFrames(t, c, "run_t_b")
 	wantTypes(t, fs, "run.started", "run.failed")
 	if f := decode[lmp.RunFailed](t, fs[1]); f.Error != "connection reset" {
