@@ -54,9 +54,9 @@ func (c *checker) decodeClientFrame(raw []byte) (f lmp.ClientFrame, errs []Error
 		}
 		return f, nil, true, errNotJSON
 	}
-	f, decided = c.clientFrame()
-	if !decided {
-		return f, nil, false, nil
+	f, decided, err = c.clientFrame()
+	if !decided || err != nil {
+		return f, nil, decided, err
 	}
 	errs, decided = c.check(ClientToServer)
 	return f, errs, decided, nil
@@ -65,21 +65,21 @@ func (c *checker) decodeClientFrame(raw []byte) (f lmp.ClientFrame, errs []Error
 // clientFrame reads the envelope off the parsed tree as encoding/json
 // decodes it into an lmp.ClientFrame: members in order, the last of a
 // repeated key winning, null leaving a field as it was (but a payload of
-// null is the raw "null"), the payload's text copied as written. It
-// reports false, and lmp.Unmarshal decides, where that decoding fails or
-// lmp.Unmarshal would first drop keys (foreignKey).
-func (c *checker) clientFrame() (lmp.ClientFrame, bool) {
-	var f lmp.ClientFrame
+// null is the raw "null"), the payload's text copied as written; err where
+// that decoding fails (a value that is no object, a v that is no integer,
+// a type that is no string). It reports false, and lmp.Unmarshal decides,
+// where lmp.Unmarshal would first drop keys (foreignKey).
+func (c *checker) clientFrame() (f lmp.ClientFrame, decided bool, err error) {
 	t := &c.t
 	switch c.kind(0) {
 	case kindNull:
-		return f, true
+		return f, true, nil
 	case kindObject:
 	default:
-		return f, false // a JSON value that is no object does not decode into a struct
+		return f, true, errNotObject // whatever keys it holds
 	}
 	if t.foreignKey() {
-		return f, false
+		return f, false, nil
 	}
 	var payload []byte
 	for m := t.nodes[0].first; m >= 0; m = t.nodes[m].next {
@@ -89,13 +89,13 @@ func (c *checker) clientFrame() (lmp.ClientFrame, bool) {
 			switch nd.kind {
 			case kindNull:
 			case kindNumber:
-				v, err := strconv.ParseInt(string(t.raw[nd.start:nd.end]), 10, 64)
-				if err != nil || int64(int(v)) != v {
-					return f, false // a fraction, an exponent or out of range for an int
+				v, perr := strconv.ParseInt(string(t.raw[nd.start:nd.end]), 10, 64)
+				if perr != nil || int64(int(v)) != v { // a fraction, an exponent or out of range
+					err = errVNotInt
 				}
 				f.V = int(v)
 			default:
-				return f, false
+				err = errVNotInt
 			}
 		case "type":
 			switch nd.kind {
@@ -103,17 +103,27 @@ func (c *checker) clientFrame() (lmp.ClientFrame, bool) {
 			case kindString:
 				f.Type = string(t.text(m, false))
 			default:
-				return f, false
+				err = errTypeNotString
 			}
 		case "payload":
 			payload = t.span(m)
 		}
 	}
+	if err != nil {
+		return f, true, err // as encoding/json, which decodes on after a value of the wrong type and then fails
+	}
 	if payload != nil {
 		f.Payload = append([]byte(nil), payload...) // raw is the caller's, and may be reused
 	}
-	return f, true
+	return f, true, nil
 }
+
+// DecodeClientFrame's errors for a frame that is JSON but no client frame.
+var (
+	errNotObject     = errors.New("a client frame is a JSON object")
+	errVNotInt       = errors.New("envelope v is not an integer")
+	errTypeNotString = errors.New("envelope type is not a string")
+)
 
 // foreignKey reports whether a key of the tree, at any depth, may be of
 // another form than an LMP field name, as lmp.Unmarshal judges it: it is
