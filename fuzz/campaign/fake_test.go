@@ -33,13 +33,13 @@ type fakeServer struct {
 	fault string
 	srv   *httptest.Server
 
-	mu      sync.Mutex
-	tokens  map[string]bool
-	creds   map[string]string // device → credential
-	seq     map[string]int64  // device → last durable seq
-	conns   map[*fakeConn]bool
-	emitted int
-	issued  []string // every token and credential handed out
+	mu     sync.Mutex
+	tokens map[string]bool
+	creds  map[string]string // device → credential
+	seq    map[string]int64  // device → last durable seq
+	online map[string]int    // device → events numbered while it had a connection
+	conns  map[*fakeConn]bool
+	issued []string // every token and credential handed out
 }
 
 type fakeConn struct {
@@ -50,7 +50,7 @@ type fakeConn struct {
 
 func newFakeServer(t *testing.T, fault string) *fakeServer {
 	f := &fakeServer{t: t, fault: fault, tokens: map[string]bool{}, creds: map[string]string{},
-		seq: map[string]int64{}, conns: map[*fakeConn]bool{}}
+		seq: map[string]int64{}, online: map[string]int{}, conns: map[*fakeConn]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /health", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"ok":true,"v":1}`))
@@ -96,6 +96,13 @@ func mustFrame(seq int64, p lmp.Payload) []byte {
 	return raw
 }
 
+// skipAfter is how many events a device gets on its connections before the
+// skip-a-seq fault leaves a seq out of its numbering: counted per device
+// while it is connected, not from the server's start, so that the monitor
+// meets the gap however late it connects and however far a loaded
+// machine's ticker falls behind.
+const skipAfter = 10
+
 // emit sends a durable notification to every device every 10 ms (note 3:
 // online or not, each device numbers its own events).
 func (f *fakeServer) emit(ctx context.Context) {
@@ -108,11 +115,19 @@ func (f *fakeServer) emit(ctx context.Context) {
 		case <-tick.C:
 		}
 		f.mu.Lock()
-		f.emitted++
+		connected := map[string]bool{}
+		for c := range f.conns {
+			if c.device != "" {
+				connected[c.device] = true
+			}
+		}
 		for dev := range f.creds {
 			f.seq[dev]++
-			if f.fault == faultSkipSeq && f.emitted == 50 {
-				f.seq[dev]++ // the planted fault: a seq is never sent
+			if connected[dev] {
+				f.online[dev]++
+				if f.fault == faultSkipSeq && f.online[dev] == skipAfter {
+					f.seq[dev]++ // the planted fault: a seq is never sent
+				}
 			}
 		}
 		for c := range f.conns {
