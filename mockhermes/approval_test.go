@@ -26,7 +26,7 @@ func recv(t *testing.T, ch chan string) string {
 	select {
 	case s := <-ch:
 		return s
-	case <-time.After(5 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatal("approval wait did not end")
 		return ""
 	}

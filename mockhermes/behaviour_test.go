@@ -442,7 +442,7 @@ func TestInterleaveHasNoOrderAcrossHooks(t *testing.T) {
 		case "on_stream_delta":
 			select {
 			case <-ended:
-			case <-time.After(5 * time.Second):
+			case <-time.After(hangGuard):
 				t.Error("on_stream_end was held back behind on_stream_delta")
 			}
 		}

@@ -91,11 +91,16 @@ func (f *fakeAdapter) snapshot() []event {
 	return append([]event(nil), f.events...)
 }
 
-// waitFor polls the recorded events until ok accepts them or the deadline
-// passes.
+// hangGuard bounds every wait of these tests for something that must
+// come: a bound on a hang, far above what a loaded machine takes, not a
+// speed the tests ask for.
+const hangGuard = 30 * time.Second
+
+// waitFor polls the recorded events until ok accepts them or the hang
+// guard runs out.
 func (f *fakeAdapter) waitFor(t *testing.T, what string, ok func([]event) bool) []event {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(hangGuard)
 	for {
 		evs := f.snapshot()
 		if ok(evs) {

@@ -292,7 +292,7 @@ func playTrace(t *testing.T, c goldenCase) string {
 	}
 	waitDone(t, pb)
 	if c.until != "" {
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(hangGuard)
 		for tr.count(c.until) == 0 {
 			if time.Now().After(deadline) {
 				t.Fatalf("no %s after the turn", c.until)
@@ -314,7 +314,7 @@ func playMessages(t *testing.T, m *Mock, tr *tracer, texts []string) {
 		if err := m.HandleMessage(context.Background(), ev); err != nil {
 			t.Fatalf("handle_message %q: %v", text, err)
 		}
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(hangGuard)
 		for tr.count("send") == before {
 			if time.Now().After(deadline) {
 				t.Fatalf("no reply through send() after %q", text)
