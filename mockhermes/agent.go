@@ -260,17 +260,23 @@ func (t *turn) toolCall(ctx context.Context) {
 	}
 }
 
+// sleep waits d unless the turn is stopped first. A stop that has landed
+// always wins, also when the wait ran out at the same moment (select
+// picks at random among ready cases): a stopped turn streams nothing more.
 func sleep(ctx context.Context, d time.Duration) error {
+	if ctx.Err() != nil {
+		return errStopped
+	}
 	if d <= 0 {
-		if ctx.Err() != nil {
-			return errStopped
-		}
 		return nil
 	}
 	tm := time.NewTimer(d)
 	defer tm.Stop()
 	select {
 	case <-tm.C:
+		if ctx.Err() != nil {
+			return errStopped
+		}
 		return nil
 	case <-ctx.Done():
 		return errStopped
