@@ -342,10 +342,20 @@ func TestDriverHooks(t *testing.T) {
 	if err != nil || play.Error != "" {
 		t.Fatalf("play = %+v, %v", play, err)
 	}
-	f.waitHook(t, "on_stream_end", 1)
-	// Stream hooks may still be on their way: wait until the log has
-	// caught up with what the adapter received (the log lags the
-	// adapter's own record by at most the callbacks still running).
+	// Stream hooks have no order across hooks: on_stream_end may come
+	// before the last deltas, which must all be in before the log is
+	// cleared below. They are once their text is the call's final_text.
+	f.waitFor(t, "every stream hook of the turn", func(evs []event) bool {
+		var text strings.Builder
+		for _, kw := range hooksNamed(evs, "on_stream_delta") {
+			text.WriteString(kw["delta"].(string))
+		}
+		ends := hooksNamed(evs, "on_stream_end")
+		return count(evs, "on_stream_start") == 1 && len(ends) == 1 && ends[0]["final_text"] == text.String()
+	})
+	// Wait until the log has caught up with what the adapter received
+	// (the log lags the adapter's own record by at most the callbacks
+	// still running).
 	var (
 		list     driver.HookList
 		received map[string][]map[string]any
