@@ -13,6 +13,7 @@ compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/fuzz          FuzzQRPayload
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/fuzz          FuzzMockScript       fuzz_mock_script
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/fuzz          FuzzServerInbound    fuzz_server_inbound
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/fuzz/campaign FuzzEpisodeRoundTrip fuzz_episode_round_trip
+compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/fuzz/campaign FuzzEnvelopeScan     fuzz_envelope_scan
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/lmp           FuzzUnmarshalMatchesPruned fuzz_unmarshal_matches_pruned
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/schema        FuzzValidateFrame    fuzz_validate_frame
 compile_native_go_fuzzer github.com/loomi-lmp/lmpkit/schema        FuzzCompiledMatchesReference fuzz_compiled_matches_reference
