@@ -1,8 +1,9 @@
 package dashboard
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 )
 
 // envelope is the part of a frame the log indexes. scanEnvelope finds it
@@ -75,34 +76,13 @@ func skipSpace(data []byte, i int) int {
 }
 
 // scanString returns the raw contents of the string at data[i] (a quote)
-// and the index after its closing quote. It jumps from quote to quote and
-// looks at the bytes in between only when a backslash may escape the
-// quote, so a long value costs a vectorised search, not a loop per byte.
+// and the index after its closing quote.
 func scanString(data []byte, i int) (raw []byte, end int, ok bool) {
-	for j := i + 1; j < len(data); {
-		q := bytes.IndexByte(data[j:], '"')
-		if q < 0 {
-			return nil, 0, false
-		}
-		q += j
-		b := bytes.IndexByte(data[j:q], '\\')
-		if b < 0 {
-			return data[i+1 : q], q + 1, true
-		}
-		k := j + b
-		for k < q {
-			if data[k] == '\\' {
-				k += 2 // the backslash and the byte it escapes
-			} else {
-				k++
-			}
-		}
-		if k == q {
-			return data[i+1 : q], q + 1, true
-		}
-		j = k // the quote was escaped: look on after it
+	q, _ := jsonscan.StringEnd(data, i+1)
+	if q < 0 {
+		return nil, 0, false
 	}
-	return nil, 0, false
+	return data[i+1 : q], q + 1, true
 }
 
 // skipValue returns the index after the value at data[i], counting

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 )
 
 // Unmarshal decodes LMP JSON (a frame or a payload) into v, matching object
@@ -55,7 +57,7 @@ func keysMayBeForeign(data []byte) bool {
 		if data[i] != '"' {
 			continue
 		}
-		end, escaped := stringEnd(data, i+1)
+		end, escaped := jsonscan.StringEnd(data, i+1)
 		if end < 0 {
 			return mayHoldForeignKeys(data) // not JSON: as the byte-wise test says
 		}
@@ -69,38 +71,6 @@ func keysMayBeForeign(data []byte) bool {
 		i = end
 	}
 	return false
-}
-
-// stringEnd returns the index of the quote that closes the JSON string
-// starting at data[start], -1 when there is none, and whether the string
-// holds an escape. Each byte is looked at once at most: a value of a
-// hundred thousand escapes costs what its length does.
-func stringEnd(data []byte, start int) (end int, escaped bool) {
-	for i := start; i < len(data); {
-		q := bytes.IndexByte(data[i:], '"')
-		if q < 0 {
-			return -1, escaped
-		}
-		q += i
-		b := bytes.IndexByte(data[i:q], '\\')
-		if b < 0 {
-			return q, escaped
-		}
-		escaped = true
-		j := i + b
-		for j < q {
-			if data[j] == '\\' {
-				j += 2 // the backslash and the byte it escapes
-			} else {
-				j++
-			}
-		}
-		if j == q {
-			return q, escaped // the quote closes the string
-		}
-		i = j // the quote was escaped: look on after it
-	}
-	return -1, escaped
 }
 
 // mayHoldForeignKeys is a fast test: JSON with no uppercase ASCII letter,
