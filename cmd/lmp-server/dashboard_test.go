@@ -38,6 +38,17 @@ func TestDashboardInChromium(t *testing.T) {
 		defer cancel()
 		return chromedp.Do(sctx, steps...)
 	}
+	// clickInList clicks the element of a list the page redraws as it
+	// polls (devices, approvals). It finds and clicks the element in one
+	// script, in the page: a click by node id can find the node, lose it to
+	// a redraw, and fail with "Could not find node with given id".
+	clickInList := func(selector string) error {
+		sel, _ := json.Marshal(selector)
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		_, err := chromedp.Run(sctx, chromedp.Poll[bool](`(() => { const e = document.querySelector(`+string(sel)+`); if (!e) return false; e.click(); return true; })()`))
+		return err
+	}
 
 	// The QR as the browser shows it decodes to a pairing payload (P-2).
 	if err := do(chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#qr svg"))); err != nil {
@@ -153,10 +164,10 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// An approval answered on the page is answered at the gateway: the
 	// device hears decided_by local.
-	if err := do(
-		chromedp.Click(chromedp.CSS(`button[data-scenario="approval"]`)),
-		chromedp.Click(chromedp.CSS(`#approval-list li[data-approval] button[data-choice="once"]`)),
-	); err != nil {
+	if err := do(chromedp.Click(chromedp.CSS(`button[data-scenario="approval"]`))); err != nil {
+		t.Fatalf("start the approval scenario: %v", err)
+	}
+	if err := clickInList(`#approval-list li[data-approval] button[data-choice="once"]`); err != nil {
 		t.Fatalf("answer the approval: %v", err)
 	}
 	f, err := c.ExpectType(ctxT(t), lmp.TypeApprovalResolved)
@@ -199,8 +210,8 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 
 	// Revoke closes the device's connection at once (S-5).
-	if err := do(chromedp.Click(chromedp.CSS(row + ` button`))); err != nil {
-		t.Fatal(err)
+	if err := clickInList(row + ` button`); err != nil {
+		t.Fatalf("revoke the device: %v", err)
 	}
 	ce, err := c.WaitClosed(ctxT(t))
 	if err != nil || ce.Code != lmp.ClosePolicyViolation {
