@@ -250,10 +250,16 @@ func (p *Probe) WhileOpen(ctx context.Context, conns ...*Conn) (context.Context,
 }
 
 // Cause is err, or, when ctx (from WhileOpen) ended because the server
-// closed a connection, that cause.
+// closed a connection, that cause. A wait on the closed connection itself
+// may return before WhileOpen's watcher has ended ctx: an err that is the
+// connection's end says so too.
 func Cause(ctx context.Context, err error) error {
 	if cause := context.Cause(ctx); errors.Is(cause, ErrProbeConnClosed) {
 		return cause
+	}
+	var ce *client.CloseError
+	if errors.As(err, &ce) && !errors.Is(err, ErrProbeConnClosed) {
+		return fmt.Errorf("%w: %w", ErrProbeConnClosed, err)
 	}
 	return err
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/loomi-lmp/lmpkit/client"
+	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/match"
 )
 
 // TestSelectsTimerSpec: the probes start with the suite only when the
@@ -72,5 +74,46 @@ func TestWhileOpenFailsAtOnceOnClose(t *testing.T) {
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the probe learned of the close after %v", d)
+	}
+}
+
+// TestCauseOfAWaitOnTheClosedConnection: a wait on the connection the
+// server closed can return before WhileOpen's watcher ends the probe's
+// context; its error still says that the server closed the probe's
+// connection, with the code and the connection's name.
+func TestCauseOfAWaitOnTheClosedConnection(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		_ = c.Close(4321, "heartbeat broken")
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cc, err := client.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := &Conn{Conn: cc, Name: "probe device"}
+	defer conn.CloseNow()
+	// No WhileOpen: the context never learns of the close, as when the
+	// wait returns first.
+	_, err = conn.Expect(ctx, match.Type(lmp.TypeApprovalRequired))
+	if err == nil {
+		t.Fatal("a frame arrived on a connection the server closed at once")
+	}
+	err = Cause(ctx, err)
+	if !errors.Is(err, ErrProbeConnClosed) || !strings.Contains(err.Error(), "4321") || !strings.Contains(err.Error(), "probe device") {
+		t.Errorf("error %q does not say that the server closed the probe's connection with 4321", err)
+	}
+	if again := Cause(ctx, err); again.Error() != err.Error() {
+		t.Errorf("Cause applied twice wraps again: %q", again)
+	}
+	// An error that is not the connection's end stays as it is.
+	plain := errors.New("driver approval: 502")
+	if got := Cause(ctx, plain); got != plain {
+		t.Errorf("Cause(%q) = %q", plain, got)
 	}
 }
