@@ -141,6 +141,47 @@ func reconnectMissing(ctx context.Context, a *conformance.Conn, log *deviceLog, 
 	return must.Connect(ctx, fmt.Sprintf("device after a gap of %d", gap), a.Device, &lastSeq)
 }
 
+// reconnectMissingInFull is reconnectMissing for a gap within the replay
+// window, which the server must replay in full. An event the server
+// produced after the log was last read (a trigger's own turn ending late)
+// makes the server's gap one event longer than the log's, and a gap of
+// exactly the window then rightly comes back truncated. So when hello.ok
+// says truncated, the device first catches up with no gap; when that
+// brings events the log did not have, it tries the gap again, a few times.
+// A truncated gap that the log knows in full is returned, for the spec to
+// fail.
+func reconnectMissingInFull(ctx context.Context, a *conformance.Conn, log *deviceLog, gap int) *conformance.Conn {
+	ginkgo.GinkgoHelper()
+	for range 3 {
+		b := reconnectMissing(ctx, a, log, gap)
+		if !b.HelloOK.Truncated {
+			return b
+		}
+		must.Succeed(b.CloseNow())
+		known := len(log.durable)
+		if !catchUp(ctx, a, log) {
+			break
+		}
+		ginkgo.AddReportEntry("replay gap", fmt.Sprintf("hello.ok after %s said truncated; %d events newer than the log's came meanwhile, so the gap was tried again", describeGap(gap), len(log.durable)-known))
+	}
+	return reconnectMissing(ctx, a, log, gap)
+}
+
+// catchUp connects the device of log with no gap and adds to the log the
+// durable events newer than its head that come before the answer to a
+// ping; it reports whether there were any.
+func catchUp(ctx context.Context, a *conformance.Conn, log *deviceLog) bool {
+	ginkgo.GinkgoHelper()
+	last := log.last
+	c := must.Connect(ctx, "device catching up", a.Device, &last)
+	must.Send(ctx, c, lmp.Ping{})
+	must.Expect(ctx, c, match.Type(lmp.TypePong))
+	known := len(log.durable)
+	log.addNewer(c.Pending())
+	must.Succeed(c.CloseNow())
+	return len(log.durable) > known
+}
+
 // expectReplay checks the replay b got after missing the newest gap
 // durable events of log: exactly those events re-sent, in order, with
 // their seq and content (E-5, E-7), and after a pong nothing else at or

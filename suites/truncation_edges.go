@@ -19,7 +19,7 @@ var _ = conformance.Section(sectionTruncation, func(specs *conformance.Specs) {
 		log := readThrough(ctx, a, notifications(ctx, a, w+2))
 		must.Succeed(a.CloseNow())
 		for _, gap := range []int{0, w - 1, w} {
-			b := reconnectMissing(ctx, a, log, gap)
+			b := reconnectMissingInFull(ctx, a, log, gap)
 			must.That(!b.HelloOK.Truncated, "hello.ok after %s (last_seq %d, window %d): truncated true, want false", describeGap(gap), log.lastSeqBefore(gap), w)
 			expectReplay(ctx, b, log, gap, w)
 			log.addNewer(b.Pending()) // events produced after the first connection's pong
