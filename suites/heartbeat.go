@@ -13,7 +13,7 @@ import (
 )
 
 var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
-	timeout := ginkgo.SpecTimeout(4 * time.Minute)
+	timeout := ginkgo.SpecTimeout(heartbeatSpecTimeout)
 
 	specs.It("T-4", rules.MUST, "the server sends ping at the ping interval (25 s by the spec)", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAliveProbe)

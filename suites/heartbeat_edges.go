@@ -24,12 +24,12 @@ var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
 		must.That(len(hbAnsweredOnce.pings) >= 1+p.MissedPongs, "disconnected after %d pings, the first answered: before %d unanswered ones", len(hbAnsweredOnce.pings), p.MissedPongs)
 		limit := time.Duration(1+p.MissedPongs)*p.PingInterval + p.PongTimeout
 		must.That(hbAnsweredOnce.endAt <= limit+slack(limit), "disconnected %v after hello.ok, want within %v", hbAnsweredOnce.endAt.Round(time.Millisecond), limit)
-	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+	}, conformance.Timer, ginkgo.SpecTimeout(heartbeatSpecTimeout))
 
 	specs.It("T-5", rules.MUST, "unanswered pings count only when consecutive: three misses, never two in a row, do not disconnect", func(ctx ginkgo.SpecContext) {
 		awaitProbe(ctx, hbAlternatingProbe)
 		must.That(hbAlternating.closed == nil, "disconnected after %d pings, every other one answered: %v", len(hbAlternating.pings), hbAlternating.closed)
-	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+	}, conformance.Timer, ginkgo.SpecTimeout(heartbeatSpecTimeout))
 })
 
 var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
@@ -40,7 +40,7 @@ var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
 		must.That(hbReturning.pings[0] <= iv+slack(iv), "the first ping on a reconnected device came %v after hello.ok, the ping interval is %v", hbReturning.pings[0].Round(time.Millisecond), iv)
 		gap := hbReturning.pings[1] - hbReturning.pings[0]
 		must.That((gap-iv).Abs() <= slack(iv), "pings on a reconnected device came %v apart, the ping interval is %v", gap.Round(time.Millisecond), iv)
-	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+	}, conformance.Timer, ginkgo.SpecTimeout(heartbeatSpecTimeout))
 })
 
 var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
@@ -51,7 +51,7 @@ var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
 		// A second covers a clock step between the two.
 		st, pingTS := hbReturning.serverTime, hbReturning.firstPingTS
 		must.That(st >= pingTS-1, "hello.ok of a returning device says server_time %.3f, %.1f s before the ts %.3f of a ping the server sent on the device's previous connection", st, pingTS-st, pingTS)
-	}, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+	}, conformance.Timer, ginkgo.SpecTimeout(heartbeatSpecTimeout))
 })
 
 var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
@@ -95,5 +95,5 @@ var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
 		}
 		must.Succeed(release(), "driver release")
 		must.Expect(ctx, d, match.Answer(rid))
-	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(4*time.Minute))
+	}, conformance.NeedsDriver, conformance.Timer, ginkgo.SpecTimeout(heartbeatSpecTimeout))
 })

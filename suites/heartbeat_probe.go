@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/client"
@@ -31,10 +32,50 @@ func heartbeatBudget(ctx context.Context) time.Duration {
 	return d + slack(d) + conformance.Wait()
 }
 
+// heartbeatAttempts is how often a heartbeat probe runs at most. An
+// attempt in which the probe itself answered a ping later than it meant to
+// (a loaded machine that stalled the checker, or the server between
+// stamping a ping and sending it) judges the machine, not the server: it
+// is discarded and the probe runs again, once.
+const heartbeatAttempts = 2
+
+// heartbeatSpecTimeout bounds a heartbeat spec, which awaits its probe: at
+// the spec's 25 s ping interval, two attempts of the longest probe take
+// four and a half minutes.
+const heartbeatSpecTimeout = 6 * time.Minute
+
 // runHeartbeat pairs a device with manual pongs and answers the n-th ping
 // (1-based) after delay(n), or never when delay(n) < 0. It stops after
-// stopAfter pings, or when the server closes, or at the budget.
+// stopAfter pings, or when the server closes, or at the budget. An attempt
+// whose own answers were late runs again (heartbeatAttempts); the notes
+// say so.
 func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, stopAfter int, delay func(n int) time.Duration) error {
+	for attempt := 1; ; attempt++ {
+		*res = heartbeatRun{}
+		late, err := heartbeatAttempt(ctx, p, res, stopAfter, delay)
+		switch {
+		case err != nil || late == "":
+			return err
+		case attempt == heartbeatAttempts:
+			p.Notef("attempt %d of %d kept although %s", attempt, heartbeatAttempts, late)
+			return nil
+		}
+		p.Notef("attempt %d discarded and run again: %s", attempt, late)
+	}
+}
+
+// pongSent is one answered ping: the server's ts on it, when it arrived,
+// how long the probe meant to wait, and when the pong left.
+type pongSent struct {
+	n          int
+	ts         float64
+	at, sentAt time.Time
+	meant      time.Duration
+}
+
+// heartbeatAttempt is one attempt of runHeartbeat. late says how the
+// probe's own answer was late, or is empty.
+func heartbeatAttempt(ctx context.Context, p *conformance.Probe, res *heartbeatRun, stopAfter int, delay func(n int) time.Duration) (late string, err error) {
 	// Long enough for stopAfter pings too, when that is more than the
 	// misses that disconnect.
 	prof := conformance.TargetOf(ctx).Profile
@@ -43,24 +84,34 @@ func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, 
 	defer cancel()
 	tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
 	if err != nil {
-		return err
+		return "", err
 	}
 	c, err := p.Dial(ctx, &client.Options{ManualPong: true})
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := c.Hello(ctx, lmp.Hello{Token: tok.Token}); err != nil {
-		return fmt.Errorf("pairing: %w", err)
+		return "", fmt.Errorf("pairing: %w", err)
 	}
+	var (
+		mu    sync.Mutex
+		pongs []*pongSent
+		seen  []client.Frame // every ping, for the clock offset
+	)
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		late = lateAnswer(seen, pongs, prof.PongTimeout/2)
+	}()
 	start := time.Now()
 	for n := 1; ; n++ {
 		f, err := c.Expect(ctx, match.Type(lmp.TypePing, lmp.TypeError))
 		if err != nil {
 			if ce := c.Closed(); ce != nil {
 				res.closed, res.endAt = ce, time.Since(start)
-				return nil
+				return "", nil
 			}
-			return err
+			return "", err
 		}
 		if f.Type == lmp.TypeError {
 			e, _ := lmp.DecodePayload[lmp.Error](f.Type, f.Payload)
@@ -69,8 +120,18 @@ func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, 
 			continue
 		}
 		res.pings = append(res.pings, f.At.Sub(start))
+		mu.Lock()
+		seen = append(seen, f)
+		mu.Unlock()
 		if d := delay(n); d >= 0 {
-			time.AfterFunc(d, func() { _ = c.Send(context.Background(), lmp.Pong{}) })
+			ps := &pongSent{n: n, ts: f.TS, at: f.At, meant: d}
+			time.AfterFunc(d, func() {
+				_ = c.Send(context.Background(), lmp.Pong{})
+				mu.Lock()
+				ps.sentAt = time.Now()
+				pongs = append(pongs, ps)
+				mu.Unlock()
+			})
 		}
 		if n == stopAfter {
 			// Give the server the pong timeout to act on this ping.
@@ -80,9 +141,31 @@ func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, 
 			if ce, err := c.WaitClosed(waitCtx); err == nil {
 				res.closed, res.endAt = ce, time.Since(start)
 			}
-			return nil
+			return "", nil
 		}
 	}
+}
+
+// lateAnswer says which pong left more than margin later than the probe
+// meant, counted from when the server stamped its ping; "" when none did.
+// The server's clock need not agree with ours: the smallest difference
+// between a ping's ts and its arrival is taken as the clocks' offset plus
+// the network's delay, and a ping's lateness is counted above it.
+func lateAnswer(pings []client.Frame, pongs []*pongSent, margin time.Duration) string {
+	if len(pings) == 0 {
+		return ""
+	}
+	offset := pings[0].At.Sub(lmp.TimeOf(pings[0].TS))
+	for _, f := range pings[1:] {
+		offset = min(offset, f.At.Sub(lmp.TimeOf(f.TS)))
+	}
+	for _, ps := range pongs {
+		if extra := ps.sentAt.Sub(lmp.TimeOf(ps.ts)) - offset - ps.meant; extra > margin {
+			return fmt.Sprintf("the pong to ping %d left %v later than meant (it arrived %v late, the pong waited %v more): the machine stalled",
+				ps.n, extra.Round(time.Millisecond), (ps.at.Sub(lmp.TimeOf(ps.ts)) - offset).Round(time.Millisecond), (ps.sentAt.Sub(ps.at) - ps.meant).Round(time.Millisecond))
+		}
+	}
+	return ""
 }
 
 var (
