@@ -43,10 +43,11 @@ func TestSelectsTimerSpec(t *testing.T) {
 	}
 }
 
-// TestWhileOpenFailsAtOnceOnClose: a probe waiting on a long timer over a
-// connection the server closes fails as soon as the close arrives, and
-// its error names the close code.
-func TestWhileOpenFailsAtOnceOnClose(t *testing.T) {
+// dialClosedAtOnce connects a probe device, named "probe device", to a
+// server that closes every connection at once with 4321; the server and
+// the connection end with the test.
+func dialClosedAtOnce(ctx context.Context, t *testing.T) *Conn {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := websocket.Accept(w, r, nil)
 		if err != nil {
@@ -54,21 +55,29 @@ func TestWhileOpenFailsAtOnceOnClose(t *testing.T) {
 		}
 		_ = c.Close(4321, "heartbeat broken")
 	}))
-	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	t.Cleanup(srv.Close)
 	cc, err := client.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	conn := &Conn{Conn: cc, Name: "probe device"}
-	defer conn.CloseNow()
+	t.Cleanup(func() { _ = conn.CloseNow() })
+	return conn
+}
+
+// TestWhileOpenFailsAtOnceOnClose: a probe waiting on a long timer over a
+// connection the server closes fails as soon as the close arrives, and
+// its error names the close code.
+func TestWhileOpenFailsAtOnceOnClose(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn := dialClosedAtOnce(ctx, t)
 	p := &Probe{Name: "approval timeout"}
 	wait, stop := p.WhileOpen(ctx, conn)
 	defer stop()
 	start := time.Now()
 	<-wait.Done() // the approval timeout would be minutes
-	err = Cause(wait, wait.Err())
+	err := Cause(wait, wait.Err())
 	if !errors.Is(err, ErrProbeConnClosed) || !strings.Contains(err.Error(), "4321") || !strings.Contains(err.Error(), "probe device") {
 		t.Errorf("error %q does not say that the server closed the probe's connection with 4321", err)
 	}
@@ -82,25 +91,12 @@ func TestWhileOpenFailsAtOnceOnClose(t *testing.T) {
 // context; its error still says that the server closed the probe's
 // connection, with the code and the connection's name.
 func TestCauseOfAWaitOnTheClosedConnection(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, nil)
-		if err != nil {
-			return
-		}
-		_ = c.Close(4321, "heartbeat broken")
-	}))
-	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cc, err := client.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := &Conn{Conn: cc, Name: "probe device"}
-	defer conn.CloseNow()
+	conn := dialClosedAtOnce(ctx, t)
 	// No WhileOpen: the context never learns of the close, as when the
 	// wait returns first.
-	_, err = conn.Expect(ctx, match.Type(lmp.TypeApprovalRequired))
+	_, err := conn.Expect(ctx, match.Type(lmp.TypeApprovalRequired))
 	if err == nil {
 		t.Fatal("a frame arrived on a connection the server closed at once")
 	}
