@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/loomi-lmp/lmpkit/internal/batchconn"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -55,6 +56,7 @@ var connCounter atomic.Uint64
 type conn struct {
 	s   *Server
 	ws  *websocket.Conn
+	out *batchconn.Conn // ws's socket, whose writes the writer holds during a burst; nil in tests that build a conn by hand
 	id  uint64
 	log *slog.Logger
 
@@ -281,19 +283,19 @@ func (c *conn) failWith(k killReq) {
 func (c *conn) writeLoop() {
 	defer close(c.wrote)
 	defer c.watch.stop()
+	c.hold()
 	yielded := false
 	for {
 		select {
 		case k := <-c.kill:
+			_ = c.release() // the burst's frames go before the fatal error
 			c.writeFatal(k)
 			return
 		default:
 		}
 		wrote, err := c.writeNext()
 		if err != nil {
-			c.log.Debug("write failed", "err", err)
-			c.dead.Store(true)
-			c.ws.CloseNow()
+			c.writeFailed(err)
 			return
 		}
 		if wrote {
@@ -309,6 +311,10 @@ func (c *conn) writeLoop() {
 			continue
 		}
 		yielded = false
+		if err := c.release(); err != nil {
+			c.writeFailed(err)
+			return
+		}
 		c.watch.idle()
 		select {
 		case k := <-c.kill:
@@ -319,7 +325,35 @@ func (c *conn) writeLoop() {
 			return
 		}
 		c.watch.wake()
+		c.hold()
 	}
+}
+
+// hold keeps the frames the writer writes from now on in c.out until
+// release: a burst's frames (the replies to a client's pipelined frames,
+// an event's fan-out, a replay) then leave in one write, not one each.
+// Writer only.
+func (c *conn) hold() {
+	if c.out != nil {
+		c.out.Hold()
+	}
+}
+
+// release writes the held frames before the writer waits. The write watch
+// still sees the writer busy, so a peer that takes none of them is dropped
+// as for a stuck frame. Writer only.
+func (c *conn) release() error {
+	if c.out == nil {
+		return nil
+	}
+	return c.out.Release(time.Time{})
+}
+
+// writeFailed ends a connection whose socket refused a write.
+func (c *conn) writeFailed(err error) {
+	c.log.Debug("write failed", "err", err)
+	c.dead.Store(true)
+	c.ws.CloseNow()
 }
 
 // writeStuck drops a connection whose peer took no frame for writeTimeout:

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/loomi-lmp/lmpkit/internal/batchconn"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -27,8 +28,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	if !admitted {
 		return
 	}
+	out := &batchconn.Hijacked{ResponseWriter: w} // the writer's bursts leave together (conn.hold)
 	// coder/websocket refuses an Origin whose host is not r.Host.
-	ws, err := websocket.Accept(w, r, nil)
+	ws, err := websocket.Accept(out, r, nil)
 	if err != nil {
 		s.mu.Lock()
 		s.upgrading--
@@ -40,6 +42,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	// with 1009 itself.
 	ws.SetReadLimit(lmp.MaxFrameBytes)
 	c := newConn(s, ws)
+	c.out = out.Conn
 
 	s.mu.Lock()
 	s.upgrading--

@@ -40,11 +40,30 @@ type episodeResult struct {
 func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, vals func([]byte) []byte, o *connOracle, t connTimings, drop bool) episodeResult {
 	var res episodeResult
 	dctx, cancel := context.WithTimeout(ctx, t.dial)
+	dctx, dialed := tracingConn(dctx)
 	ws, _, err := websocket.Dial(dctx, wsURL, &websocket.DialOptions{HTTPClient: hc})
 	cancel()
 	if err != nil {
 		res.dialErr = err
 		return res
+	}
+	// The steps and the sentinels are sent together where the transport
+	// allows it (batchDialer); a wait between steps sends what came before.
+	batch := dialed()
+	hold := func() {
+		if batch != nil {
+			batch.Hold()
+		}
+	}
+	// Held frames count as sent once they have left.
+	heldFrames := 0
+	release := func() bool {
+		ok := batch == nil || batch.Release(time.Now().Add(t.write)) == nil
+		if ok {
+			res.sent += heldFrames
+		}
+		heldFrames = 0
+		return ok
 	}
 	ws.SetReadLimit(64 << 20)
 
@@ -55,9 +74,9 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 		done     = make(chan struct{})
 		mu       sync.Mutex // guards received
 	)
+	rd := newMsgReader(ws)
 	go func() {
 		defer close(done)
-		rd := newMsgReader(ws)
 		defer rd.release()
 		for {
 			typ, data, err := rd.read(context.Background())
@@ -96,16 +115,22 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 
 	open := true
 	maybePings := 0 // steps the server may answer with a pong
+	hold()
 	for _, s := range ep.Steps {
 		if ctx.Err() != nil {
 			break
 		}
 		if s.Op == OpWait {
+			if !release() {
+				open = false
+				break
+			}
 			select {
 			case <-time.After(s.Wait):
 			case <-ctx.Done():
 			case <-done:
 			}
+			hold()
 			continue
 		}
 		typ := websocket.MessageText
@@ -126,7 +151,7 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 			open = false
 			break
 		}
-		res.sent++
+		heldFrames++
 	}
 	if open && ctx.Err() == nil && !drop {
 		// Wait until the server has read every step (T-6: it answers
@@ -143,6 +168,9 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 			}
 		}
 		cancel()
+		if !release() {
+			open = false
+		}
 		settle := time.After(t.settle)
 	wait:
 		for open && pongs.Load() < want {
@@ -156,6 +184,9 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 				break wait
 			}
 		}
+	}
+	if !release() { // the steps of an episode that sends no sentinels
+		open = false
 	}
 	select {
 	case <-done:
@@ -184,7 +215,7 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 				_ = ws.CloseNow()
 			}
 		}()
-		_ = ws.Close(websocket.StatusNormalClosure, "")
+		_ = rd.close(websocket.StatusNormalClosure)
 	}
 	<-done
 	return res

@@ -138,9 +138,9 @@ func (m *monitor) session(ctx context.Context, ws *websocket.Conn, baseline bool
 	lastFrame.Store(time.Now().UnixNano())
 	done := make(chan struct{})
 	var weClosed atomic.Bool
+	rd := newMsgReader(ws)
 	go func() {
 		defer close(done)
-		rd := newMsgReader(ws)
 		defer rd.release()
 		for {
 			typ, data, err := rd.read(context.Background())
@@ -209,7 +209,7 @@ loop:
 		}
 	}
 	weClosed.Store(true)
-	ws.Close(websocket.StatusNormalClosure, "")
+	_ = rd.close(websocket.StatusNormalClosure)
 	<-done
 	for i := range o.findings {
 		o.findings[i].Episode = "monitor"

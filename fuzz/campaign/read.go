@@ -12,9 +12,18 @@ import (
 // from message to message and, through readBufs, from connection to
 // connection: websocket.Conn.Read allocates every message anew. A message's
 // bytes are valid until the next read; the oracles keep none of them.
+//
+// Its close is the connection's close handshake, never run while a
+// message is half read: coder/websocket's Close skips the rest of the
+// message under way, and a reader that then reads on finds the end of the
+// connection, which the library reports as the message's end. A frame cut
+// short so would be judged, wrongly, as a whole one (an empty text, not
+// JSON) whenever the server's frames after the last pong arrived in the
+// same TCP segment.
 type msgReader struct {
-	ws  *websocket.Conn
-	buf *bytes.Buffer
+	ws      *websocket.Conn
+	buf     *bytes.Buffer
+	reading sync.Mutex // held from a message's header to its last byte
 }
 
 // readBufs holds the buffers of ended connections. A buffer grown past
@@ -33,12 +42,23 @@ func (r *msgReader) read(ctx context.Context) (websocket.MessageType, []byte, er
 	if err != nil {
 		return 0, nil, err
 	}
+	r.reading.Lock()
+	defer r.reading.Unlock()
 	r.buf.Reset()
 	_, err = r.buf.ReadFrom(rd)
 	return typ, r.buf.Bytes(), err
 }
 
-// release returns the buffer; the reader is not used again.
+// close runs the close handshake with code once no message is half read.
+// A message whose header arrives meanwhile is not read: the connection is
+// closed by then, and its reader gets the close error.
+func (r *msgReader) close(code websocket.StatusCode) error {
+	r.reading.Lock()
+	defer r.reading.Unlock()
+	return r.ws.Close(code, "")
+}
+
+// release returns the buffer; read is not called again.
 func (r *msgReader) release() {
 	if r.buf.Cap() <= maxPooledBuf {
 		readBufs.Put(r.buf)

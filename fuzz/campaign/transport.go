@@ -12,10 +12,11 @@ import (
 // for milliseconds and the monitor pings its own every few seconds, so the
 // probes never fire, and arming them cost three system calls per
 // connection. Enough idle HTTP connections are kept for every worker to
-// mint pairing tokens without dialing again.
+// mint pairing tokens without dialing again. Its connections are
+// batchconn.Conns, so that an episode can send its frames together.
 func campaignTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: -1}).DialContext
+	t.DialContext = batchDialer((&net.Dialer{Timeout: 30 * time.Second, KeepAlive: -1}).DialContext)
 	t.MaxIdleConnsPerHost = 64
 	return t
 }

@@ -1,0 +1,113 @@
+// Package batchconn holds a connection's writes back and sends them
+// together.
+//
+// coder/websocket flushes every message to its socket on its own, and has
+// no way to send several at once. On loopback each write is a system call
+// that also runs the receiving side's TCP input, so a peer that writes
+// many small frames in a row pays for each of them twice. A Conn lets the
+// one goroutine that knows a burst is under way hold the writes while it
+// lasts and release them in one: the same bytes in the same order, in
+// fewer TCP segments.
+package batchconn
+
+import (
+	"bufio"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Limit is how many bytes a held Conn keeps before it writes them anyway,
+// together with the write that goes past it.
+const Limit = 64 << 10
+
+// Conn is a net.Conn whose writes can be held back. A write that is not
+// held goes straight through. Its methods are safe for concurrent use.
+type Conn struct {
+	net.Conn
+
+	mu      sync.Mutex // serializes writes; guards held and pending
+	held    bool
+	pending []byte
+}
+
+// New returns c with writes not held.
+func New(c net.Conn) *Conn { return &Conn{Conn: c} }
+
+// Write writes p, or keeps it while c is held. Kept bytes that would go
+// past Limit are written at once, with p, in one vectored write.
+func (c *Conn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.held {
+		return c.Conn.Write(p)
+	}
+	if len(c.pending)+len(p) <= Limit {
+		c.pending = append(c.pending, p...)
+		return len(p), nil
+	}
+	bufs := net.Buffers{c.pending, p}
+	_, err := bufs.WriteTo(c.Conn)
+	c.pending = c.pending[:0]
+	if err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Hold keeps the writes that follow until Release.
+func (c *Conn) Hold() {
+	c.mu.Lock()
+	c.held = true
+	c.mu.Unlock()
+}
+
+// Release writes what was kept, in one write, and lets later writes go
+// straight through. A non-zero deadline bounds that write: the bytes were
+// accepted by Write, and the timeout of whoever wrote them no longer
+// covers them. An error means the kept bytes may not all have left.
+func (c *Conn) Release(deadline time.Time) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.held = false
+	if len(c.pending) == 0 {
+		return nil
+	}
+	if !deadline.IsZero() {
+		_ = c.Conn.SetWriteDeadline(deadline)
+		defer func() { _ = c.Conn.SetWriteDeadline(time.Time{}) }()
+	}
+	_, err := c.Conn.Write(c.pending)
+	c.pending = c.pending[:0]
+	return err
+}
+
+// Hijacked wraps an http.ResponseWriter so that the connection a WebSocket
+// library hijacks from it is a Conn. After a successful Hijack, Conn is
+// that connection.
+type Hijacked struct {
+	http.ResponseWriter
+	Conn *Conn
+}
+
+// Hijack hijacks the wrapped writer's connection and wraps it in a Conn.
+// The buffered writer it returns writes to the Conn; what the HTTP server
+// had buffered for reading stays in the reader.
+func (h *Hijacked) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	hj, ok := h.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, http.ErrNotSupported
+	}
+	nc, brw, err := hj.Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	// net/http flushes the response's header before it hijacks, and
+	// returns a writer with nothing buffered.
+	h.Conn = New(nc)
+	return h.Conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(h.Conn, brw.Writer.Size())), nil
+}
+
+// Unwrap returns the wrapped writer, for http.ResponseController.
+func (h *Hijacked) Unwrap() http.ResponseWriter { return h.ResponseWriter }
