@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"unicode/utf8"
@@ -142,4 +143,62 @@ func (t *jtree) foreignKey() bool {
 		}
 	}
 	return false
+}
+
+// RequestIDOf returns a client payload's request_id as encoding/json
+// gives it when it decodes payload into a struct with a field of type any
+// tagged request_id, and that field holds a string: the last member named
+// so, if it is a string; "" otherwise, and for a payload that is not an
+// object or not JSON. A server names the request of a frame it refuses
+// with it (the request_id of an error answering an invalid payload).
+//
+// It reads the payload with the compiled validator's parse. Where that
+// parse and encoding/json could read the keys differently (a key with an
+// escape, an upper-case letter or a non-ASCII byte: encoding/json matches
+// keys without regard to case), or the payload is not one the parse
+// models, encoding/json decides.
+func RequestIDOf(payload []byte) string {
+	if len(payload) <= MaxClientBytes && utf8.Valid(payload) {
+		c := checkers.Get().(*checker)
+		id, decided := c.requestID(payload)
+		c.release()
+		if decided {
+			return id
+		}
+	}
+	var p struct {
+		RequestID any `json:"request_id"`
+	}
+	_ = json.Unmarshal(payload, &p)
+	id, _ := p.RequestID.(string)
+	return id
+}
+
+// requestID is RequestIDOf from one parse, or decided false where
+// encoding/json must decide.
+func (c *checker) requestID(payload []byte) (id string, decided bool) {
+	t := &c.t
+	if !t.parse(payload) {
+		// Not JSON: encoding/json fails before it decodes anything.
+		return "", t.modelled
+	}
+	if c.kind(0) != kindObject {
+		return "", true // encoding/json refuses it whole
+	}
+	if t.foreignKey() {
+		return "", false
+	}
+	for m := t.nodes[0].first; m >= 0; m = t.nodes[m].next {
+		nd := &t.nodes[m]
+		if string(t.raw[nd.keyStart:nd.keyEnd]) != "request_id" {
+			continue
+		}
+		// The last one counts, whatever its kind: a later number or
+		// null replaces an earlier string.
+		id = ""
+		if nd.kind == kindString {
+			id = string(t.text(m, false))
+		}
+	}
+	return id, true
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -46,7 +47,67 @@ func sameAsSeparate(raw []byte) (decided bool, diff string) {
 	if diff != "" {
 		return decided, fmt.Sprintf("DecodeClientFrame(%q): %s", raw, diff)
 	}
+	// The request_id a refusal names: from the frame's payload, and from
+	// the input read as a payload itself.
+	for _, p := range [][]byte{gotFrame.Payload, raw} {
+		if got, want := RequestIDOf(p), referenceRequestID(p); got != want {
+			return decided, fmt.Sprintf("RequestIDOf(%q) = %q, encoding/json's %q", p, got, want)
+		}
+	}
 	return decided, ""
+}
+
+// referenceRequestID is what RequestIDOf must return: encoding/json's
+// reading of the payload into a field of type any tagged request_id.
+func referenceRequestID(payload []byte) string {
+	var p struct {
+		RequestID any `json:"request_id"`
+	}
+	_ = json.Unmarshal(payload, &p)
+	id, _ := p.RequestID.(string)
+	return id
+}
+
+// TestRequestIDOfEdges holds RequestIDOf to encoding/json where the one
+// parse and encoding/json could part.
+func TestRequestIDOfEdges(t *testing.T) {
+	for _, tc := range []struct{ payload, want string }{
+		{`{"request_id":"r1"}`, "r1"},
+		{`{"request_id":"r1","request_id":"r2"}`, "r2"},
+		{`{"request_id":"r1","request_id":7}`, ""},
+		{`{"request_id":"r1","request_id":null}`, ""},
+		{`{"REQUEST_ID":"up"}`, "up"},                   // encoding/json ignores case
+		{`{"request_id":"r1","Request_Id":"up"}`, "up"}, // the last match, in any case
+		{`{"request\u005fid":"esc"}`, "esc"},
+		{`{"request_id":"a\nb\u00e9"}`, "a\nbé"},
+		{`{"request_id":"\ud800"}`, "\ufffd"},
+		{`{"x":{"request_id":"nested"}}`, ""},
+		{`["request_id","r1"]`, ""},
+		{`"r1"`, ""},
+		{`{"request_id":"r1"`, ""},
+		{`{"request_id":"r1"} {}`, ""},
+		{"{\"request_id\":\"\xff\"}", "\ufffd"},
+		{``, ""},
+	} {
+		payload := []byte(tc.payload)
+		want := referenceRequestID(payload)
+		if want != tc.want {
+			t.Fatalf("the case %q expects %q, but encoding/json gives %q", tc.payload, tc.want, want)
+		}
+		if got := RequestIDOf(payload); got != want {
+			t.Errorf("RequestIDOf(%q) = %q, want %q", tc.payload, got, want)
+		}
+	}
+	// The one parse decides the payloads of LMP's own keys, or it saves
+	// nothing.
+	for _, p := range []string{`{"request_id":"r1","limit":"x"}`, `{"request_id":"r1","request_id":7}`, `[1]`, `{"a":`} {
+		c := checkers.Get().(*checker)
+		_, decided := c.requestID([]byte(p))
+		c.release()
+		if !decided {
+			t.Errorf("RequestIDOf(%q) was left to encoding/json", p)
+		}
+	}
 }
 
 // TestDecodeClientFrameEdges holds the single parse to encoding/json where

@@ -13,6 +13,7 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/internal/batchconn"
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/schema"
 )
 
 // serveWS upgrades to the LMP WebSocket (T-1) and runs the connection's
@@ -193,11 +194,7 @@ func (c *conn) handleFrame(r request) {
 // that the error can name the request; "" when it is over its limit, which
 // an error must not echo.
 func requestIDOf(raw json.RawMessage) string {
-	var p struct {
-		RequestID any `json:"request_id"`
-	}
-	_ = json.Unmarshal(raw, &p)
-	s, _ := p.RequestID.(string)
+	s := schema.RequestIDOf(raw)
 	if lmp.CheckLength("request_id", s, lmp.MaxIDLength) != nil {
 		return ""
 	}
