@@ -2,6 +2,8 @@ package mockhermes
 
 import (
 	"encoding/json"
+	"math"
+	"unicode/utf8"
 )
 
 // shapeJSON returns v as decoded JSON would hold it: numbers as float64,
@@ -103,4 +105,51 @@ func approxSize(v any) int {
 		return n
 	}
 	return 16
+}
+
+// jsonBound is a bound on the length of json.Marshal(v), or math.MaxInt
+// where it gives none. It gives one only for values whose JSON decodes to
+// what shapeJSON makes of them: nil, bools, numbers that encode, strings
+// and keys of valid UTF-8 (encoding/json would replace a bad byte), and
+// maps and slices of those. A string's byte may take six bytes escaped
+// (\u00XX).
+func jsonBound(v any) int {
+	const number = 32 // the longest float64 or int64 in JSON is 24 bytes
+	switch t := v.(type) {
+	case nil, bool:
+		return 5
+	case string:
+		if !utf8.ValidString(t) {
+			return math.MaxInt
+		}
+		return 2 + 6*len(t)
+	case int, int64, int32, uint64:
+		return number
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return math.MaxInt
+		}
+		return number
+	case map[string]any:
+		n := 2
+		for k, x := range t {
+			b := jsonBound(x)
+			if b == math.MaxInt || !utf8.ValidString(k) {
+				return math.MaxInt
+			}
+			n += 2 + 6*len(k) + 1 + b + 1
+		}
+		return n
+	case []any:
+		n := 2
+		for _, x := range t {
+			b := jsonBound(x)
+			if b == math.MaxInt {
+				return b
+			}
+			n += b + 1
+		}
+		return n
+	}
+	return math.MaxInt
 }
