@@ -106,6 +106,7 @@ type Mock struct {
 	scenarios map[string]*Scenario
 	chats     map[string]*chat       // by chat id
 	rows      map[string]*sessionRow // the session store, by session id
+	byStart   []*sessionRow          // the same rows, oldest first (sessionOrder): list_sessions_rich pages from the end
 	approvals map[string][]*approval // pending, oldest first, by session key
 	// Patterns granted for a session ("session") or for good ("always"):
 	// their commands run without asking again.

@@ -75,8 +75,20 @@ func (m *Mock) rowLocked(id, source string) *sessionRow {
 		now := m.now().UTC()
 		r = &sessionRow{row: hermes.SessionRow{ID: id, Source: source, Model: DefaultModel, StartedAt: now, LastActive: now}}
 		m.rows[id] = r
+		// A row's start and id never change: its place is kept from
+		// here on. A new row is almost always the newest, at the end.
+		i, _ := slices.BinarySearchFunc(m.byStart, r, sessionOrder)
+		m.byStart = slices.Insert(m.byStart, i, r)
 	}
 	return r
+}
+
+// sessionOrder orders rows oldest first, by start and then by id.
+func sessionOrder(a, b *sessionRow) int {
+	if c := a.row.StartedAt.Compare(b.row.StartedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(a.row.ID, b.row.ID)
 }
 
 // userMessage records a user message in the chat's current session.
@@ -213,23 +225,23 @@ func (m *Mock) ListSessions(ctx context.Context, opts hermes.ListSessionsOptions
 	}
 	offset := max(opts.Offset, 0)
 	m.mu.Lock()
-	// Sort pointers and copy only the page: the store holds every
-	// session of the mock's life, and task.list asks for the first few.
-	matching := make([]*sessionRow, 0, len(m.rows))
-	for _, s := range m.rows {
+	// Newest first, walking the rows in their order from the end: the
+	// store holds every session of the mock's life, and task.list asks
+	// for the first few.
+	var page []*sessionRow
+	skipped := 0 // offset, or the rows there are when fewer
+	for i := len(m.byStart) - 1; i >= 0 && len(page) < limit; i-- {
+		s := m.byStart[i]
 		if (opts.Source != "" && s.row.Source != opts.Source) || s.row.ParentSessionID != "" {
 			continue // another platform's, or a subagent's (include_children=False)
 		}
-		matching = append(matching, s)
-	}
-	slices.SortFunc(matching, func(a, b *sessionRow) int {
-		if c := b.row.StartedAt.Compare(a.row.StartedAt); c != 0 {
-			return c
+		if skipped < offset {
+			skipped++
+			continue
 		}
-		return strings.Compare(b.row.ID, a.row.ID)
-	})
-	offset = min(offset, len(matching))
-	page := matching[offset:min(len(matching), offset+limit)]
+		page = append(page, s)
+	}
+	offset = skipped
 	rows := make([]hermes.SessionRow, len(page))
 	for i, s := range page {
 		rows[i] = s.row
