@@ -29,8 +29,12 @@ type Conn struct {
 
 	mu      sync.Mutex // serializes writes; guards held and pending
 	held    bool
-	pending []byte
+	pending *[]byte // the held bytes; borrowed from buffers while held, so an idle Conn keeps none
 }
+
+// buffers holds the pending buffers of Conns not holding. One grown past
+// twice Limit by a large write is left to the collector.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // New returns c with writes not held.
 func New(c net.Conn) *Conn { return &Conn{Conn: c} }
@@ -43,13 +47,16 @@ func (c *Conn) Write(p []byte) (int, error) {
 	if !c.held {
 		return c.Conn.Write(p)
 	}
-	if len(c.pending)+len(p) <= Limit {
-		c.pending = append(c.pending, p...)
+	if c.pending == nil {
+		c.pending = buffers.Get().(*[]byte)
+	}
+	if len(*c.pending)+len(p) <= Limit {
+		*c.pending = append(*c.pending, p...)
 		return len(p), nil
 	}
-	bufs := net.Buffers{c.pending, p}
+	bufs := net.Buffers{*c.pending, p}
 	_, err := bufs.WriteTo(c.Conn)
-	c.pending = c.pending[:0]
+	*c.pending = (*c.pending)[:0]
 	if err != nil {
 		return 0, err
 	}
@@ -71,16 +78,29 @@ func (c *Conn) Release(deadline time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.held = false
-	if len(c.pending) == 0 {
+	if c.pending == nil {
+		return nil
+	}
+	defer c.giveBack()
+	if len(*c.pending) == 0 {
 		return nil
 	}
 	if !deadline.IsZero() {
 		_ = c.Conn.SetWriteDeadline(deadline)
 		defer func() { _ = c.Conn.SetWriteDeadline(time.Time{}) }()
 	}
-	_, err := c.Conn.Write(c.pending)
-	c.pending = c.pending[:0]
+	_, err := c.Conn.Write(*c.pending)
 	return err
+}
+
+// giveBack returns the pending buffer to the pool. Under mu.
+func (c *Conn) giveBack() {
+	b := c.pending
+	c.pending = nil
+	if cap(*b) <= 2*Limit {
+		*b = (*b)[:0]
+		buffers.Put(b)
+	}
 }
 
 // Hijacked wraps an http.ResponseWriter so that the connection a WebSocket

@@ -102,7 +102,11 @@ func TestHoldsWritesUntilRelease(t *testing.T) {
 		t.Fatalf("Release must bound its write and then clear the deadline: got deadlines %v", d)
 	}
 
-	// After release, writes go straight through again.
+	if c.pending != nil {
+		t.Fatal("a released Conn keeps its buffer: every idle connection would hold one")
+	}
+
+	// After Release, writes go straight through again.
 	if _, err := c.Write([]byte("after")); err != nil {
 		t.Fatal(err)
 	}
