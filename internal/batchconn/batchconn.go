@@ -124,9 +124,12 @@ func (h *Hijacked) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, err
 	}
 	// net/http flushes the response's header before it hijacks, and
-	// returns a writer with nothing buffered.
+	// returns its connection's writer with nothing buffered, reset to the
+	// connection: reset again to the Conn, it is the one writer the
+	// connection keeps.
 	h.Conn = New(nc)
-	return h.Conn, bufio.NewReadWriter(brw.Reader, bufio.NewWriterSize(h.Conn, brw.Writer.Size())), nil
+	brw.Writer.Reset(h.Conn)
+	return h.Conn, brw, nil
 }
 
 // Unwrap returns the wrapped writer, for http.ResponseController.
