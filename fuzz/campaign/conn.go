@@ -208,14 +208,7 @@ func runEpisode(ctx context.Context, wsURL string, hc *http.Client, ep Episode, 
 	if drop {
 		_ = ws.CloseNow()
 	} else {
-		go func() {
-			select {
-			case <-done:
-			case <-time.After(t.closing):
-				_ = ws.CloseNow()
-			}
-		}()
-		_ = rd.close(websocket.StatusNormalClosure)
+		_ = rd.close(websocket.StatusNormalClosure, t.closing)
 	}
 	<-done
 	return res

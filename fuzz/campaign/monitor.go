@@ -209,7 +209,7 @@ loop:
 		}
 	}
 	weClosed.Store(true)
-	_ = rd.close(websocket.StatusNormalClosure)
+	_ = rd.close(websocket.StatusNormalClosure, m.e.timings.closing)
 	<-done
 	for i := range o.findings {
 		o.findings[i].Episode = "monitor"

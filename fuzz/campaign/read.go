@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -51,8 +52,12 @@ func (r *msgReader) read(ctx context.Context) (websocket.MessageType, []byte, er
 
 // close runs the close handshake with code once no message is half read.
 // A message whose header arrives meanwhile is not read: the connection is
-// closed by then, and its reader gets the close error.
-func (r *msgReader) close(code websocket.StatusCode) error {
+// closed by then, and its reader gets the close error. A server that holds
+// a message half sent, or never answers the close, has the connection
+// dropped after bound, which ends the wait for either.
+func (r *msgReader) close(code websocket.StatusCode, bound time.Duration) error {
+	drop := time.AfterFunc(bound, func() { _ = r.ws.CloseNow() })
+	defer drop.Stop()
 	r.reading.Lock()
 	defer r.reading.Unlock()
 	return r.ws.Close(code, "")
