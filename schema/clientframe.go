@@ -23,9 +23,21 @@ import (
 // lmp.Unmarshal would drop, an envelope field of the wrong type, input the
 // tree leaves to the reference), lmp.Unmarshal and ValidateFrame decide.
 func DecodeClientFrame(raw []byte) (lmp.ClientFrame, []Error, error) {
+	return decodeClientFrame(raw, false)
+}
+
+// DecodeClientFrameAliased is DecodeClientFrame, except that the frame's
+// Payload may be a slice of raw rather than a copy of it, valid only as
+// long as raw is. A server that refuses most of the frames it reads (a
+// fuzzer's) then copies only the payloads it keeps.
+func DecodeClientFrameAliased(raw []byte) (lmp.ClientFrame, []Error, error) {
+	return decodeClientFrame(raw, true)
+}
+
+func decodeClientFrame(raw []byte, alias bool) (lmp.ClientFrame, []Error, error) {
 	if len(raw) <= MaxClientBytes && utf8.Valid(raw) {
 		c := checkers.Get().(*checker)
-		f, errs, decided, err := c.decodeClientFrame(raw)
+		f, errs, decided, err := c.decodeClientFrame(raw, alias)
 		c.release()
 		if decided {
 			return f, errs, err
@@ -41,9 +53,10 @@ func DecodeClientFrame(raw []byte) (lmp.ClientFrame, []Error, error) {
 // errNotJSON is DecodeClientFrame's error for a frame that is no JSON text.
 var errNotJSON = errors.New("not a JSON text")
 
-// decodeClientFrame is DecodeClientFrame from one parse, or decided false
-// where lmp.Unmarshal and ValidateFrame must decide.
-func (c *checker) decodeClientFrame(raw []byte) (f lmp.ClientFrame, errs []Error, decided bool, err error) {
+// decodeClientFrame is DecodeClientFrame (DecodeClientFrameAliased when
+// alias is true) from one parse, or decided false where lmp.Unmarshal and
+// ValidateFrame must decide.
+func (c *checker) decodeClientFrame(raw []byte, alias bool) (f lmp.ClientFrame, errs []Error, decided bool, err error) {
 	if !c.t.parse(raw) {
 		// A syntax error fails encoding/json as well, and so lmp.Unmarshal,
 		// except that for text that may hold foreign keys it reads a
@@ -55,7 +68,7 @@ func (c *checker) decodeClientFrame(raw []byte) (f lmp.ClientFrame, errs []Error
 		}
 		return f, nil, true, errNotJSON
 	}
-	f, decided, err = c.clientFrame()
+	f, decided, err = c.clientFrame(alias)
 	if !decided || err != nil {
 		return f, nil, decided, err
 	}
@@ -69,8 +82,9 @@ func (c *checker) decodeClientFrame(raw []byte) (f lmp.ClientFrame, errs []Error
 // null is the raw "null"), the payload's text copied as written; err where
 // that decoding fails (a value that is no object, a v that is no integer,
 // a type that is no string). It reports false, and lmp.Unmarshal decides,
-// where lmp.Unmarshal would first drop keys (foreignKey).
-func (c *checker) clientFrame() (f lmp.ClientFrame, decided bool, err error) {
+// where lmp.Unmarshal would first drop keys (foreignKey). The payload is
+// a slice of the tree's text when alias is true.
+func (c *checker) clientFrame(alias bool) (f lmp.ClientFrame, decided bool, err error) {
 	t := &c.t
 	switch c.kind(0) {
 	case kindNull:
@@ -113,7 +127,11 @@ func (c *checker) clientFrame() (f lmp.ClientFrame, decided bool, err error) {
 	if err != nil {
 		return f, true, err // as encoding/json, which decodes on after a value of the wrong type and then fails
 	}
-	if payload != nil {
+	switch {
+	case payload == nil:
+	case alias:
+		f.Payload = payload
+	default:
 		f.Payload = append([]byte(nil), payload...) // raw is the caller's, and may be reused
 	}
 	return f, true, nil
@@ -133,13 +151,19 @@ var (
 func (t *jtree) foreignKey() bool {
 	for i := range t.nodes {
 		nd := &t.nodes[i]
-		if nd.keyEsc {
+		if nd.keyEsc || foreign(t.raw[nd.keyStart:nd.keyEnd]) {
 			return true
 		}
-		for _, b := range t.raw[nd.keyStart:nd.keyEnd] {
-			if b >= 'A' && b <= 'Z' || b >= 0x80 {
-				return true
-			}
+	}
+	return false
+}
+
+// foreign reports whether an unescaped key holds an upper-case ASCII
+// letter or a non-ASCII byte.
+func foreign(key []byte) bool {
+	for _, b := range key {
+		if b >= 'A' && b <= 'Z' || b >= 0x80 {
+			return true
 		}
 	}
 	return false

@@ -23,7 +23,7 @@ import (
 func sameAsSeparate(raw []byte) (decided bool, diff string) {
 	if len(raw) <= MaxClientBytes && utf8.Valid(raw) {
 		c := checkers.Get().(*checker)
-		_, _, decided, _ = c.decodeClientFrame(raw)
+		_, _, decided, _ = c.decodeClientFrame(raw, false)
 		c.release()
 	}
 	gotFrame, gotErrs, gotErr := DecodeClientFrame(raw)
@@ -46,6 +46,13 @@ func sameAsSeparate(raw []byte) (decided bool, diff string) {
 	}
 	if diff != "" {
 		return decided, fmt.Sprintf("DecodeClientFrame(%q): %s", raw, diff)
+	}
+	// The aliased form decodes the same, whatever its payload shares.
+	af, aerrs, aerr := DecodeClientFrameAliased(raw)
+	if (aerr == nil) != (gotErr == nil) || !reflect.DeepEqual(aerrs, gotErrs) || af.V != gotFrame.V || af.Type != gotFrame.Type ||
+		string(af.Payload) != string(gotFrame.Payload) || (af.Payload == nil) != (gotFrame.Payload == nil) {
+		return decided, fmt.Sprintf("DecodeClientFrameAliased(%q) = %+v (payload %q), %v, %v; DecodeClientFrame's %+v (payload %q), %v, %v",
+			raw, af, af.Payload, aerrs, aerr, gotFrame, gotFrame.Payload, gotErrs, gotErr)
 	}
 	// The request_id a refusal names: from the frame's payload, and from
 	// the input read as a payload itself.
@@ -163,7 +170,7 @@ func TestDecodeClientFrameEdges(t *testing.T) {
 		{`null ]`, false},
 		{`1 }`, false},
 		{`{"v":1,"type":"ping","payload":{"a":"\ud800"}}`, false},
-		{`{"v":1,"type":"ping","payload":{"a":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}}`, false},
+		{`{"v":1,"type":"ping","payload":{"a":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}}`, true},
 		{`{"v":1,"type":"ping","payload":{"a":1e999}}`, false},
 		{`{"v":1,"type":"ping","payload":{"a":12345678901234567890}}`, false},
 		{`[{"A":1}]`, true},
@@ -177,6 +184,99 @@ func TestDecodeClientFrameEdges(t *testing.T) {
 		if decided != tc.decided {
 			t.Errorf("DecodeClientFrame(%q): decided by the single parse: %v, want %v", tc.raw, decided, tc.decided)
 		}
+	}
+}
+
+// nest returns inner inside containers that bring the frame's nesting to
+// levels, the envelope and its payload being the first two: arrays, or
+// objects of one member "a" when object is true.
+func nest(levels int, object bool, inner string) string {
+	open, close := "[", "]"
+	if object {
+		open, close = `{"a":`, "}"
+	}
+	n := levels - 2
+	return `{"v":1,"type":"session.send","payload":{"deep":` + strings.Repeat(open, n) + inner + strings.Repeat(close, n) +
+		`,"request_id":"r1","text":"hi"}}`
+}
+
+// TestDeepFramesAsReference holds the single parse to the reference on
+// frames nested deeper than MaxDepth, which it scans without modelling:
+// at the limits (MaxDepth and encoding/json's 10,000 levels), with syntax
+// errors, keys and strings inside the deep part, and deep values where the
+// envelope's fields are. Each frame says whether the single parse decides
+// it, so that the fast path is known to be taken for what a fuzzer sends.
+func TestDeepFramesAsReference(t *testing.T) {
+	for _, tc := range []struct {
+		raw     string
+		decided bool
+	}{
+		{nest(MaxDepth, false, "1"), true}, // not deep: the schemas judge it
+		{nest(MaxDepth+1, false, "1"), true},
+		{nest(MaxDepth+1, true, "1"), true},
+		{nest(MaxDepth+1, false, ""), true},
+		{nest(MaxDepth+1, false, `"]\"[\\", {"b":[]}, {}, -1.5e3, true, false, null`), true},
+		{nest(100, true, `{"b":{"c":[1,2,{"d":"}"}]}}`), true},
+		{nest(100, false, ` [ ] , { } , { "b" : [ 1 , "x" ] } `), true},
+		{nest(maxJSONDepth, false, "1"), true},
+		{nest(maxJSONDepth, true, "1"), true},
+		{nest(maxJSONDepth+1, false, "1"), false},
+		{nest(maxJSONDepth+1, true, "1"), false},
+		{nest(20000, false, "1"), false},
+		{nest(100, false, `{"A":1}`), false},
+		{nest(100, false, `{"\u0061":1}`), false},
+		{nest(100, false, `{"é":1}`), false},
+		{nest(100, false, `"\ud800"`), false},
+		{nest(100, false, `12345678901234567890`), true},
+		{nest(100, false, `1e999`), true}, // nothing reads a deep number
+		{nest(100, false, `1,`), true},
+		{nest(100, false, `tru`), true},
+		{nest(100, false, `01`), true},
+		{nest(100, false, "\"a\x01\""), true},
+		{nest(100, false, `{"b" 1}`), true},
+		{nest(100, false, `{"b":1,}`), true},
+		{nest(100, false, `{"b":1]`), true},
+		{nest(100, false, `]`), true},
+		{`{"v":1,"type":"ping","payload":{"deep":` + strings.Repeat("[", 100), true},
+		{strings.Repeat("[", 100) + strings.Repeat("]", 100), true},
+		{`{"v":1,"type":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `,"payload":{}}`, true},
+		{`{"v":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `,"type":"ping","payload":{}}`, true},
+		{`{"v":1,"type":"ping","payload":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, true},
+		{`{"v":1,"type":"ping","payload":` + strings.Repeat(`{"request_id":`, 100) + `"r"` + strings.Repeat("}", 100) + `}`, true},
+		{`{"v":1,"type":"ping","payload":{}}` + strings.Repeat("[", 100), true},
+		{`{"v":1,"type":"ping","payload":{},"Type":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, false},
+	} {
+		raw := []byte(tc.raw)
+		decided, diff := sameAsSeparate(raw)
+		if diff != "" {
+			if len(diff) > 400 {
+				diff = diff[:200] + " … " + diff[len(diff)-200:]
+			}
+			t.Error(diff)
+		}
+		if decided != tc.decided {
+			t.Errorf("DecodeClientFrame(%.60q…%.60q): decided by the single parse: %v, want %v", tc.raw, tc.raw[max(0, len(tc.raw)-60):], decided, tc.decided)
+		}
+		for _, dir := range []Direction{ServerToClient, ClientToServer} {
+			if _, diff := sameAsReference(dir, raw); diff != "" {
+				t.Errorf("%.400s", diff)
+			}
+		}
+	}
+}
+
+// TestDecodeClientFrameAliasedShares: the aliased form's payload is the
+// frame's own bytes, and DecodeClientFrame's a copy that outlives them.
+func TestDecodeClientFrameAliasedShares(t *testing.T) {
+	raw := []byte(`{"v":1,"type":"task.list","payload":{"request_id":"r1"}}`)
+	f, _, err := DecodeClientFrameAliased(raw)
+	if err != nil || string(f.Payload) != `{"request_id":"r1"}` {
+		t.Fatalf("DecodeClientFrameAliased: payload %q, %v", f.Payload, err)
+	}
+	c, _, _ := DecodeClientFrame(raw)
+	copy(raw, strings.Repeat("x", len(raw)))
+	if string(f.Payload) != strings.Repeat("x", len(f.Payload)) || string(c.Payload) != `{"request_id":"r1"}` {
+		t.Fatalf("after raw changed: aliased payload %q (want raw's bytes), copied %q (want the frame's)", f.Payload, c.Payload)
 	}
 }
 

@@ -83,6 +83,11 @@ func (c *checker) check(dir Direction) ([]Error, bool) {
 	default:
 		return nil, false
 	}
+	if c.t.deep {
+		// T-3: the reference refuses a frame nested deeper than MaxDepth
+		// before any schema, and names no frame type.
+		return problemErrors("frame", []problem{tooDeep}), true
+	}
 	c.dir, c.named, c.path, c.errs, c.mute, c.fails = dir, false, c.path[:0], nil, 0, 0
 	validate := table["envelope"]
 	if typ := c.rootMember("type"); typ >= 0 && c.kind(typ) == kindString {

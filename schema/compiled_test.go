@@ -231,7 +231,7 @@ var frameTypes = []string{"hello", "ping", "pong", "session.send", "run.cancel",
 	"notification", "task.list.result", "run.interim", "device.battery"}
 
 func randomValue(rng *rand.Rand, depth int) any {
-	switch rng.IntN(14) {
+	switch rng.IntN(15) {
 	case 0:
 		return nil
 	case 1:
@@ -276,8 +276,23 @@ func randomValue(rng *rand.Rand, depth int) any {
 			return strings.Repeat("y", 65530+rng.IntN(10))
 		}
 		return strings.Repeat("y", 1+rng.IntN(3))
+	case 13:
+		// Nesting around MaxDepth, and rarely around encoding/json's own
+		// limit, counted from where the value sits (one to six levels in).
+		levels := MaxDepth - 6 + rng.IntN(8)
+		if rng.IntN(8) == 0 {
+			levels = maxJSONDepth - 6 + rng.IntN(8)
+		}
+		return deepNest{levels: levels, object: rng.IntN(2) == 0, inner: randomValue(rng, depth+1)}
 	}
 	return json.Number("1")
+}
+
+// deepNest is inner inside levels arrays, or objects of one member "a".
+type deepNest struct {
+	levels int
+	object bool
+	inner  any
 }
 
 // mutateAt applies one mutation somewhere inside v and returns the result.
@@ -360,6 +375,14 @@ func encodeOdd(rng *rand.Rand, b *strings.Builder, v any) {
 		b.WriteByte(']')
 	case repeated:
 		encodeOdd(rng, b, v.value)
+	case deepNest:
+		open, close := "[", "]"
+		if v.object {
+			open, close = `{"a":`, "}"
+		}
+		b.WriteString(strings.Repeat(open, v.levels))
+		encodeOdd(rng, b, v.inner)
+		b.WriteString(strings.Repeat(close, v.levels))
 	case oddNumber:
 		b.WriteString(string(v))
 	default:

@@ -32,6 +32,9 @@ const (
 	maxNumberLen = 400
 )
 
+// tooDeep is the problem of text nested deeper than MaxDepth.
+var tooDeep = problem{"", fmt.Sprintf("nested more than %d levels deep", MaxDepth)}
+
 // ruleJSON is the rule broken by input that is not a UTF-8 JSON text (T-3).
 const ruleJSON = "T-3"
 
@@ -62,7 +65,7 @@ func decode(raw []byte, limit int) (*instance, []problem) {
 		return nil, []problem{{"", "not valid UTF-8"}}
 	}
 	if depth := maxNesting(raw); depth > MaxDepth {
-		return nil, []problem{{"", fmt.Sprintf("nested more than %d levels deep", MaxDepth)}}
+		return nil, []problem{tooDeep}
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -14,9 +15,13 @@ import (
 // It accepts a subset of what encoding/json accepts, with the same value:
 // whenever it is unsure (a syntax error, a lone surrogate escape, a number
 // the reference canonicalises into something else, nesting beyond
-// MaxDepth), it gives up and the reference validator decides. That keeps
-// the compiled form's verdicts and messages those of the reference by
-// construction on everything it does not handle.
+// encoding/json's limit), it gives up and the reference validator decides.
+// That keeps the compiled form's verdicts and messages those of the
+// reference by construction on everything it does not handle.
+//
+// A container nested deeper than MaxDepth is scanned but not modelled: the
+// reference refuses such a frame before any schema applies, whatever the
+// container holds (deepValue).
 
 // jsonKind is a JSON value's kind.
 type jsonKind uint8
@@ -56,13 +61,23 @@ type jtree struct {
 	// trailing is true when a failed parse read one whole value and
 	// found more than whitespace after it.
 	trailing bool
+	// deep is true when a container lies deeper than MaxDepth. Its node
+	// has no children; check gives the reference's verdict on the frame.
+	deep bool
+	// opens is deepValue's stack of open containers, one bit each (1: an
+	// object), kept from frame to frame.
+	opens []uint64
 }
+
+// maxJSONDepth is encoding/json's nesting limit: it refuses text nested
+// deeper as no JSON, and decodes text nested up to it.
+const maxJSONDepth = 10000
 
 // parse parses raw into t, or reports false when the reference validator
 // must decide (see above). The root is node 0.
 func (t *jtree) parse(raw []byte) bool {
 	t.raw, t.nodes, t.buf, t.pos, t.depth = raw, t.nodes[:0], t.buf[:0], 0, 0
-	t.modelled, t.trailing = true, false
+	t.modelled, t.trailing, t.deep = true, false, false
 	if len(raw) > 1<<31-1 {
 		return t.unmodelled()
 	}
@@ -107,6 +122,8 @@ func (t *jtree) value() (int32, bool) {
 		return -1, false
 	}
 	switch c := t.raw[t.pos]; {
+	case (c == '{' || c == '[') && t.depth >= MaxDepth:
+		return t.deepValue()
 	case c == '{':
 		return t.object()
 	case c == '[':
@@ -137,15 +154,8 @@ func (t *jtree) literal(word string, k jsonKind) (int32, bool) {
 	return t.add(jnode{kind: k, start: int32(t.pos - len(word)), end: int32(t.pos), first: -1, next: -1}), true
 }
 
-func (t *jtree) enter() bool {
-	t.depth++
-	return t.depth <= MaxDepth || t.unmodelled()
-}
-
 func (t *jtree) object() (int32, bool) {
-	if !t.enter() {
-		return -1, false
-	}
+	t.depth++
 	self := t.add(jnode{kind: kindObject, start: int32(t.pos), first: -1, next: -1})
 	t.pos++ // {
 	last := int32(-1)
@@ -204,9 +214,7 @@ func (t *jtree) close(self int32) int32 {
 }
 
 func (t *jtree) array() (int32, bool) {
-	if !t.enter() {
-		return -1, false
-	}
+	t.depth++
 	self := t.add(jnode{kind: kindArray, start: int32(t.pos), first: -1, next: -1})
 	t.pos++ // [
 	last := int32(-1)
@@ -239,6 +247,128 @@ func (t *jtree) array() (int32, bool) {
 			return -1, false
 		}
 	}
+}
+
+// deepValue scans the container at t.pos, which lies deeper than MaxDepth,
+// into one childless node and sets t.deep. It checks the container's
+// syntax without recursion, and gives up (the reference decides) on
+// nesting beyond encoding/json's limit, on a key that lmp.Unmarshal would
+// drop (it rewrites the text around one), and on whatever str leaves to
+// the reference; it refuses what str, numberEnd and literal refuse: the reference's verdict on a
+// frame that holds such a container is then known, its envelope is read
+// as before, and encoding/json's parse of up to 10,000 levels is saved.
+func (t *jtree) deepValue() (int32, bool) {
+	start, kind := t.pos, kindArray
+	if t.raw[start] == '{' {
+		kind = kindObject
+	}
+	opens, n := t.opens[:0], 0 // the containers open, n of them
+	for {
+		// A value starts at t.pos.
+		if t.pos >= len(t.raw) {
+			return -1, false
+		}
+		switch c := t.raw[t.pos]; c {
+		case '{', '[':
+			if t.depth+n+1 > maxJSONDepth {
+				return -1, t.unmodelled()
+			}
+			word, bit := n/64, uint64(1)<<(n%64)
+			if word == len(opens) {
+				opens = append(opens, 0)
+			}
+			if c == '{' {
+				opens[word] |= bit
+			} else {
+				opens[word] &^= bit
+			}
+			n++
+			t.pos++
+			t.ws()
+			if t.pos < len(t.raw) && t.raw[t.pos] == c+2 { // '{'+2 is '}', '['+2 is ']'
+				t.pos++
+				n--
+				break
+			}
+			if c == '{' && !t.deepKey() {
+				return -1, false
+			}
+			continue
+		case '"':
+			if _, _, _, ok := t.str(); !ok {
+				return -1, false
+			}
+		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			// Only the grammar matters: nothing reads the number's value.
+			if _, ok := t.numberEnd(); !ok {
+				return -1, false
+			}
+		default:
+			var ok bool
+			switch c {
+			case 't':
+				_, ok = t.literal("true", kindTrue)
+			case 'f':
+				_, ok = t.literal("false", kindFalse)
+			case 'n':
+				_, ok = t.literal("null", kindNull)
+			}
+			if !ok {
+				return -1, false
+			}
+			t.nodes = t.nodes[:len(t.nodes)-1] // the literal's node: the deep value has none
+		}
+		// A value ended: close containers, or go on to the next element.
+		for {
+			if n == 0 {
+				t.opens, t.deep = opens, true
+				return t.add(jnode{kind: kind, start: int32(start), end: int32(t.pos), first: -1, next: -1}), true
+			}
+			t.ws()
+			if t.pos >= len(t.raw) {
+				return -1, false
+			}
+			object := opens[(n-1)/64]&(1<<((n-1)%64)) != 0
+			c := t.raw[t.pos]
+			if c == ',' {
+				t.pos++
+				t.ws()
+				if object && !t.deepKey() {
+					return -1, false
+				}
+				break
+			}
+			if object && c == '}' || !object && c == ']' {
+				t.pos++
+				n--
+				continue
+			}
+			return -1, false
+		}
+	}
+}
+
+// deepKey scans a member's key and colon inside a deep value (deepValue),
+// and gives up on a key of another form than an LMP field name
+// (foreignKey).
+func (t *jtree) deepKey() bool {
+	if t.pos >= len(t.raw) || t.raw[t.pos] != '"' {
+		return false
+	}
+	start, end, esc, ok := t.str()
+	if !ok {
+		return false
+	}
+	if esc || foreign(t.raw[start:end]) {
+		return t.unmodelled()
+	}
+	t.ws()
+	if t.pos >= len(t.raw) || t.raw[t.pos] != ':' {
+		return false
+	}
+	t.pos++
+	t.ws()
+	return true
 }
 
 // str scans a string at t.pos and returns the span of its contents. Raw
@@ -311,39 +441,11 @@ func utf16Surrogate(r rune) bool { return r >= 0xD800 && r < 0xE000 }
 // the reference.
 func (t *jtree) number() (int32, bool) {
 	start := t.pos
-	b := t.raw
-	if b[t.pos] == '-' {
-		t.pos++
-	}
-	switch {
-	case t.pos < len(b) && b[t.pos] == '0':
-		t.pos++
-	case t.pos < len(b) && b[t.pos] >= '1' && b[t.pos] <= '9':
-		for t.pos < len(b) && b[t.pos] >= '0' && b[t.pos] <= '9' {
-			t.pos++
-		}
-	default:
+	plain, ok := t.numberEnd()
+	if !ok {
 		return -1, false
 	}
-	plain := true
-	if t.pos < len(b) && b[t.pos] == '.' {
-		plain = false
-		t.pos++
-		if !digits(b, &t.pos) {
-			return -1, false
-		}
-	}
-	if t.pos < len(b) && (b[t.pos] == 'e' || b[t.pos] == 'E') {
-		plain = false
-		t.pos++
-		if t.pos < len(b) && (b[t.pos] == '+' || b[t.pos] == '-') {
-			t.pos++
-		}
-		if !digits(b, &t.pos) {
-			return -1, false
-		}
-	}
-	lit := b[start:t.pos]
+	lit := t.raw[start:t.pos]
 	if len(lit) > 300 { // the reference's limits (maxNumberLen, float64 range) are near
 		return -1, t.unmodelled()
 	}
@@ -356,6 +458,45 @@ func (t *jtree) number() (int32, bool) {
 		}
 	}
 	return t.add(jnode{kind: kindNumber, start: int32(start), end: int32(t.pos), first: -1, next: -1}), true
+}
+
+// numberEnd moves t.pos past a number literal, or reports false when the
+// text there is none. plain is true for an integer literal (no fraction,
+// no exponent).
+func (t *jtree) numberEnd() (plain, ok bool) {
+	b := t.raw
+	if b[t.pos] == '-' {
+		t.pos++
+	}
+	switch {
+	case t.pos < len(b) && b[t.pos] == '0':
+		t.pos++
+	case t.pos < len(b) && b[t.pos] >= '1' && b[t.pos] <= '9':
+		for t.pos < len(b) && b[t.pos] >= '0' && b[t.pos] <= '9' {
+			t.pos++
+		}
+	default:
+		return false, false
+	}
+	plain = true
+	if t.pos < len(b) && b[t.pos] == '.' {
+		plain = false
+		t.pos++
+		if !digits(b, &t.pos) {
+			return false, false
+		}
+	}
+	if t.pos < len(b) && (b[t.pos] == 'e' || b[t.pos] == 'E') {
+		plain = false
+		t.pos++
+		if t.pos < len(b) && (b[t.pos] == '+' || b[t.pos] == '-') {
+			t.pos++
+		}
+		if !digits(b, &t.pos) {
+			return false, false
+		}
+	}
+	return plain, true
 }
 
 func digits(b []byte, pos *int) bool {
@@ -386,6 +527,7 @@ func (t *jtree) text(n int32, key bool) []byte {
 	if !esc {
 		return t.raw[s:e]
 	}
+	t.buf = slices.Grow(t.buf, int(e-s)) // unescaping never lengthens
 	from := len(t.buf)
 	src := t.raw[s:e]
 	for i := 0; i < len(src); {

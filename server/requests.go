@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -15,9 +16,10 @@ const pendingRequests = 16
 // request is one frame of an authenticated connection, decoded and checked
 // by the reader and served by the request goroutine.
 type request struct {
-	frame   lmp.ClientFrame
-	bad     bool   // not a JSON object with v, type and payload
-	invalid string // why its payload fails the schemas, or ""
+	frame     lmp.ClientFrame // its payload only when the frame is served
+	bad       bool            // not a JSON object with v, type and payload
+	invalid   string          // why its payload fails the schemas, or ""
+	requestID string          // of an invalid frame: what its refusal names
 }
 
 // take takes one frame of an authenticated connection off the socket. A
@@ -27,17 +29,27 @@ type request struct {
 // connection's frames one at a time in arrival order.
 func (c *conn) take(data []byte) {
 	// data is the reader's buffer: nothing of it is kept. It is parsed
-	// once, for the envelope and for the schemas (F-2).
-	f, schemaErrs, err := schema.DecodeClientFrame(data)
+	// once, for the envelope and for the schemas (F-2), and the payload
+	// is copied only for a frame that is served: a refusal needs no more
+	// than its request_id.
+	f, schemaErrs, err := schema.DecodeClientFrameAliased(data)
 	r := request{frame: f}
 	if err != nil || f.Type == "" {
 		r.bad = true
 	} else {
 		r.invalid = validateClientFrame(f, schemaErrs)
 	}
-	if !r.bad && r.invalid == "" && r.frame.Type == lmp.TypePong {
+	if r.invalid != "" {
+		r.requestID = requestIDOf(f.Payload)
+	}
+	served := !r.bad && r.invalid == ""
+	if served && f.Type == lmp.TypePong {
 		c.lastPong.Store(time.Now().UnixNano())
 		return
+	}
+	r.frame.Payload = nil
+	if served {
+		r.frame.Payload = bytes.Clone(f.Payload)
 	}
 	c.requests <- r
 }

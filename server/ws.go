@@ -161,7 +161,7 @@ func (c *conn) handleFrame(r request) {
 		return
 	}
 	if r.invalid != "" {
-		c.sendError(lmp.CodeInvalidPayload, r.invalid, requestIDOf(f.Payload))
+		c.sendError(lmp.CodeInvalidPayload, r.invalid, r.requestID)
 		return
 	}
 	ctx := context.Background()
