@@ -78,3 +78,23 @@ func BenchmarkRender(b *testing.B) {
 		l.render(e)
 	}
 }
+
+// BenchmarkRemember is what learning one new secret costs the connection
+// that observes it (every hello.ok brings a credential), with the set
+// full: keepSecrets remembered, the oldest forgotten.
+func BenchmarkRemember(b *testing.B) {
+	l := newFrameLog()
+	for range keepSecrets {
+		l.remember(benchSecret())
+	}
+	fresh := make([]string, 4096)
+	for i := range fresh {
+		fresh[i] = benchSecret()
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		l.remember(fresh[i%len(fresh)])
+		i++
+	}
+}

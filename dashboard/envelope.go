@@ -1,7 +1,7 @@
 package dashboard
 
 import (
-	"encoding/json"
+	"bytes"
 
 	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 )
@@ -24,30 +24,7 @@ type envelope struct {
 // the first byte that is not JSON and keeps what it found before: a
 // malformed frame is shown as it came.
 func scanEnvelope(data []byte) (env envelope) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return env
-	}
-	i++
-	for {
-		i = skipSpace(data, i)
-		if i >= len(data) || data[i] != '"' {
-			return env
-		}
-		key, end, ok := scanString(data, i)
-		if !ok {
-			return env
-		}
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return env
-		}
-		i = skipSpace(data, i+1)
-		end, ok = skipValue(data, i)
-		if !ok {
-			return env
-		}
-		v := data[i:end]
+	for key, v := range members(data) {
 		switch string(key) {
 		case "type":
 			env.Type = stringValue(v)
@@ -60,11 +37,44 @@ func scanEnvelope(data []byte) (env envelope) {
 		case "payload":
 			env.Payload = v
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ',' {
-			return env
+	}
+	return env
+}
+
+// members yields the raw key (between its quotes) and the raw value of
+// each member of the JSON object at the start of data, in order, and
+// stops at the first byte that is not JSON.
+func members(data []byte) func(yield func(key, value []byte) bool) {
+	return func(yield func(key, value []byte) bool) {
+		i := skipSpace(data, 0)
+		if i >= len(data) || data[i] != '{' {
+			return
 		}
 		i++
+		for {
+			i = skipSpace(data, i)
+			if i >= len(data) || data[i] != '"' {
+				return
+			}
+			key, end, ok := scanString(data, i)
+			if !ok {
+				return
+			}
+			i = skipSpace(data, end)
+			if i >= len(data) || data[i] != ':' {
+				return
+			}
+			i = skipSpace(data, i+1)
+			end, ok = skipValue(data, i)
+			if !ok || !yield(key, data[i:end]) {
+				return
+			}
+			i = skipSpace(data, end)
+			if i >= len(data) || data[i] != ',' {
+				return
+			}
+			i++
+		}
 	}
 }
 
@@ -130,16 +140,14 @@ func stringValue(v []byte) []byte {
 		return nil
 	}
 	inner := v[1 : len(v)-1]
-	for _, c := range inner {
-		if c == '\\' {
-			var s string
-			if json.Unmarshal(v, &s) != nil {
-				return nil
-			}
-			return []byte(s)
-		}
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return inner
 	}
-	return inner
+	s, ok := jsonscan.Unquote(inner)
+	if !ok {
+		return nil
+	}
+	return s
 }
 
 // intValue parses a JSON integer; seq is one (E-1).

@@ -1,14 +1,14 @@
 package dashboard
 
 import (
-	"encoding/json"
+	"bytes"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/internal/bounded"
+	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/server"
 )
@@ -56,8 +56,7 @@ type Activity struct {
 // rendering wait until a page reads the frame (render), on the page's
 // goroutine, with the secrets known by then: most frames are never read.
 type frameLog struct {
-	secrets  atomic.Pointer[secretSet]
-	secretMu sync.Mutex // serializes the writers of secrets
+	secrets secretSet
 
 	mu      sync.Mutex
 	nextID  int64
@@ -96,14 +95,7 @@ type subscriber struct {
 
 func newFrameLog() *frameLog {
 	l := &frameLog{types: map[string]string{}, devices: map[string]*Activity{}, connDev: bounded.New[uint64, string](keepConns), subs: map[*subscriber]struct{}{}}
-	l.secrets.Store(&secretSet{})
 	return l
-}
-
-type identity struct {
-	DeviceID   string `json:"device_id"`
-	Token      string `json:"token"`
-	Credential string `json:"credential"`
 }
 
 // observe records one frame. It runs on the server's connection
@@ -160,12 +152,34 @@ func (l *frameLog) observe(of server.ObservedFrame) {
 // learn remembers the secrets of a hello or hello.ok payload and returns
 // the device it names. Secrets are learned from every frame that carries
 // them, read by a page or not, before the frame is published (S-1).
+//
+// It reads the payload's top-level members as encoding/json would decode
+// them into a struct of token, credential and device_id (keys matched
+// regardless of case, the last string of a repeated key naming the
+// device), without decoding the rest: a hello may be padded to a megabyte.
+// Every token and credential is remembered, not only the last, and so is
+// one of a payload that turns out not to be JSON: redacting more is safe.
 func (l *frameLog) learn(payload []byte) (device string) {
-	var id identity
-	_ = json.Unmarshal(payload, &id)
-	l.remember(id.Token)
-	l.remember(id.Credential)
-	return id.DeviceID
+	for key, v := range members(payload) {
+		if bytes.IndexByte(key, '\\') >= 0 {
+			k, ok := jsonscan.Unquote(key)
+			if !ok {
+				continue
+			}
+			key = k
+		}
+		switch {
+		case bytes.EqualFold(key, []byte("token")), bytes.EqualFold(key, []byte("credential")):
+			if s := stringValue(v); s != nil {
+				l.remember(string(s))
+			}
+		case bytes.EqualFold(key, []byte("device_id")):
+			if s := stringValue(v); s != nil {
+				device = string(s)
+			}
+		}
+	}
+	return device
 }
 
 // intern returns a frame type as a string shared by the frames of that
@@ -194,21 +208,15 @@ func (l *frameLog) hold(b []byte) []byte {
 // remember adds the secrets a token or credential holds to the redaction
 // set, forgetting the oldest.
 func (l *frameLog) remember(value string) {
-	if value == "" {
-		return
+	if value != "" {
+		l.secrets.remember(value)
 	}
-	if cur := l.secrets.Load(); cur.with(value) == cur {
-		return
-	}
-	l.secretMu.Lock()
-	l.secrets.Store(l.secrets.Load().with(value))
-	l.secretMu.Unlock()
 }
 
 // render returns a frame as a page shows it: every secret known by now
 // replaced by <redacted>:fingerprint (S-1), cut to maxFrameText.
 func (l *frameLog) render(e entry) Frame {
-	secrets := l.secrets.Load()
+	secrets := &l.secrets
 	f := Frame{ID: e.id, At: e.at, Conn: e.conn, Device: e.device, Dir: "in",
 		Type: secrets.redactString(e.typ), TaskID: secrets.redactString(e.taskID), RunID: secrets.redactString(e.runID)}
 	if e.sent {

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"slices"
+	"sync"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
@@ -12,53 +13,88 @@ import (
 const minSecret = 16
 
 // secretSet is the tokens and credentials the log has seen, for
-// redaction (S-1). It is never changed once published: the log swaps in
-// a new set when it learns a secret (rare: a hello or hello.ok), so that
-// a page renders frames without taking the log's lock.
+// redaction (S-1). It is safe for concurrent use: the connection that
+// observes a hello or hello.ok adds to it, and a page reads it while it
+// renders frames. Under a fuzz campaign every connection brings a new
+// secret, so adding one costs the same however many are kept.
 type secretSet struct {
+	mu      sync.RWMutex
 	replace map[string]string // secret → <redacted>:fingerprint
-	order   []string          // oldest first, at most keepSecrets
+	order   []string          // the secrets, a ring of at most keepSecrets
+	oldest  int               // order[oldest] is forgotten first, once order is full
+	counts  map[int]int       // secret length → how many secrets have it
 	lengths []int             // the secrets' distinct lengths, ascending
 }
 
-// with returns the set with the URL-safe base64 runs of value that are
-// long enough to be a secret added, forgetting the oldest beyond
-// keepSecrets; s itself if it knows them all.
-func (s *secretSet) with(value string) *secretSet {
-	next := s
-	for i := 0; i < len(value); {
-		j := i
-		for j < len(value) && isBase64URL(value[j]) {
-			j++
-		}
-		if secret := value[i:j]; len(secret) >= minSecret {
-			if _, known := next.replace[secret]; !known {
-				next = next.add(secret)
-			}
-		}
-		i = j + 1
+// remember adds the URL-safe base64 runs of value that are long enough to
+// be a secret, forgetting the oldest beyond keepSecrets.
+func (s *secretSet) remember(value string) {
+	s.mu.RLock()
+	known := s.knowsAll(value)
+	s.mu.RUnlock()
+	if known {
+		return
 	}
-	return next
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for secret := range secretRuns(value) {
+		if _, ok := s.replace[secret]; !ok {
+			s.add(secret)
+		}
+	}
 }
 
-func (s *secretSet) add(secret string) *secretSet {
-	order := append(append(make([]string, 0, len(s.order)+1), s.order...), secret)
-	if len(order) > keepSecrets {
-		order = order[len(order)-keepSecrets:]
-	}
-	next := &secretSet{replace: make(map[string]string, len(order)), order: order}
-	for _, o := range order {
-		if r, ok := s.replace[o]; ok {
-			next.replace[o] = r
-		} else {
-			next.replace[o] = lmp.Redacted + ":" + lmp.Fingerprint(o)
-		}
-		if !slices.Contains(next.lengths, len(o)) {
-			next.lengths = append(next.lengths, len(o))
+// knowsAll reports whether every secret value holds is remembered. Under
+// mu, for reading.
+func (s *secretSet) knowsAll(value string) bool {
+	for secret := range secretRuns(value) {
+		if _, ok := s.replace[secret]; !ok {
+			return false
 		}
 	}
-	slices.Sort(next.lengths)
-	return next
+	return true
+}
+
+// secretRuns yields the URL-safe base64 runs of value at least minSecret
+// long.
+func secretRuns(value string) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		for i := 0; i < len(value); {
+			j := i
+			for j < len(value) && isBase64URL(value[j]) {
+				j++
+			}
+			if j-i >= minSecret && !yield(value[i:j]) {
+				return
+			}
+			i = j + 1
+		}
+	}
+}
+
+// add remembers a new secret. Under mu.
+func (s *secretSet) add(secret string) {
+	if s.replace == nil {
+		s.replace, s.counts = map[string]string{}, map[int]int{}
+	}
+	if len(s.order) < keepSecrets {
+		s.order = append(s.order, secret)
+	} else {
+		old := s.order[s.oldest]
+		delete(s.replace, old)
+		if s.counts[len(old)]--; s.counts[len(old)] == 0 {
+			delete(s.counts, len(old))
+			i, _ := slices.BinarySearch(s.lengths, len(old))
+			s.lengths = slices.Delete(s.lengths, i, i+1)
+		}
+		s.order[s.oldest] = secret
+		s.oldest = (s.oldest + 1) % keepSecrets
+	}
+	s.replace[secret] = lmp.Redacted + ":" + lmp.Fingerprint(secret)
+	if s.counts[len(secret)]++; s.counts[len(secret)] == 1 {
+		i, _ := slices.BinarySearch(s.lengths, len(secret))
+		s.lengths = slices.Insert(s.lengths, i, len(secret))
+	}
 }
 
 // redact returns data with every remembered secret replaced by its
@@ -67,6 +103,8 @@ func (s *secretSet) add(secret string) *secretSet {
 // secret are looked up, window by window, in the map. data itself is
 // returned when it holds none.
 func (s *secretSet) redact(data []byte) []byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	if len(s.lengths) == 0 {
 		return data
 	}
@@ -105,6 +143,7 @@ func (s *secretSet) redactString(v string) string {
 }
 
 // match returns the replacement and length of the secret run begins with.
+// Under mu, for reading.
 func (s *secretSet) match(run []byte) (string, int) {
 	for _, n := range s.lengths {
 		if n > len(run) {
