@@ -46,8 +46,8 @@ type turn struct {
 	model, provider    string
 	userMessage        string
 	senderID           string
-	parentSessionID    string // a subagent's parent session
-	history            []map[string]any
+	parentSessionID    string  // a subagent's parent session
+	history            history // conversation_history: the chat's, before this turn's message
 	firstTurn          bool
 	sendsReplies       bool // the final reply reaches this adapter's send()
 
@@ -77,16 +77,12 @@ func (m *Mock) run(pb *Playback) error {
 // reports whether the turn completed.
 func (m *Mock) playTurn(pb *Playback, t *turn, p gatewayPart) (bool, error) {
 	bg := context.WithoutCancel(pb.ctx)
-	history := make([]any, len(t.history))
-	for i, m := range t.history {
-		history[i] = m
-	}
-	t.out.fire(bg, hermes.PreLLMCall{
+	t.out.firePreLLMCall(bg, hermes.PreLLMCall{
 		SessionID: t.sessionID, TaskID: t.sessionID, TurnID: t.turnID,
-		UserMessage: t.userMessage, ConversationHistory: history,
+		UserMessage: t.userMessage,
 		IsFirstTurn: t.firstTurn, Model: t.model, Platform: t.platform,
 		ParentSessionID: t.parentSessionID, SenderID: t.senderID,
-	})
+	}, t.history)
 	if m.opts.Crosstalk && t.sendsReplies {
 		m.crosstalk(pb)
 	}

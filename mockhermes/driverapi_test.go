@@ -431,7 +431,7 @@ func TestHookLogBound(t *testing.T) {
 	l := &m.hookLog
 	const n = 2*maxHooks + 5
 	for range n {
-		l.add("on_stream_delta", map[string]any{})
+		l.add("on_stream_delta", map[string]any{}, approxSize(map[string]any{}))
 	}
 	if len(l.log.entries) > maxHooks+maxHooks/4 {
 		t.Fatalf("the log holds %d hooks", len(l.log.entries))

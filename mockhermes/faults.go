@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+
 	"strconv"
 	"strings"
 	"sync"
@@ -195,6 +196,18 @@ type turnFaults struct {
 // fire fires a hook built from its typed kwargs, through the faults.
 func (d *turnFaults) fire(ctx context.Context, a hermes.Args) {
 	d.hook(ctx, a.HookName(), hermes.Encode(a))
+}
+
+// firePreLLMCall fires pre_llm_call with h as its conversation_history.
+// The faults leave the hook alone, and Hermes calls it on the agent's
+// goroutine, as hookWith delivers any hook that is not a stream hook; h's
+// messages are in decoded JSON's shape and sized already (history).
+func (d *turnFaults) firePreLLMCall(ctx context.Context, a hermes.PreLLMCall, h history) {
+	a.ConversationHistory = nil
+	kw := jsonShape(hermes.Encode(a))
+	size := approxSize(kw) - approxSize([]any{}) + h.size()
+	kw["conversation_history"] = append([]any{}, h.msgs...) // a list of its own, empty rather than None, as Hermes passes it
+	d.m.deliverSized(ctx, a.HookName(), kw, size)
 }
 
 func (d *turnFaults) hook(ctx context.Context, name string, kw map[string]any) {

@@ -173,7 +173,7 @@ func (m *Mock) lastAssistantMessage(chatID string) string {
 	if c == nil {
 		return ""
 	}
-	_, text := c.lastOfRole("assistant")
+	_, text := c.history.lastOfRole("assistant")
 	return text
 }
 
@@ -217,8 +217,8 @@ func (m *Mock) gatewayTurn(pb *Playback, prev *turn, p gatewayPart) *turn {
 	m.mu.Lock()
 	c := m.chatLocked(prev.chatID)
 	t.sessionID = c.sessionID
-	t.history = append([]map[string]any{}, c.history...)
-	t.firstTurn = len(t.history) == 0 // Hermes: not conversation_history
+	t.history = c.history.view()
+	t.firstTurn = len(t.history.msgs) == 0 // Hermes: not conversation_history
 	m.userMessageLocked(c, t.userMessage)
 	c.turns++
 	m.mu.Unlock()

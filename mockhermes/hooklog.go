@@ -23,9 +23,10 @@ const maxHookBytes = 32 << 20
 type hookLog struct{ log boundedLog[driver.Hook] }
 
 // add records hook name, whose callback has just returned, with kwargs as
-// the adapter received them (a copy taken before the call).
-func (l *hookLog) add(name string, kwargs map[string]any) {
-	l.log.add(approxSize(kwargs), func(seq int64) driver.Hook {
+// the adapter received them (a copy taken before the call), of size bytes
+// as approxSize counts them.
+func (l *hookLog) add(name string, kwargs map[string]any, size int) {
+	l.log.add(size, func(seq int64) driver.Hook {
 		return driver.Hook{Seq: seq, Name: name, Kwargs: kwargs, At: lmp.Timestamp(time.Now())}
 	})
 }

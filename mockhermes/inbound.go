@@ -139,9 +139,9 @@ func (m *Mock) rewindToLastUserMessage(chatID string) string {
 	if c == nil {
 		return ""
 	}
-	i, text := c.lastOfRole("user")
+	i, text := c.history.lastOfRole("user")
 	if i >= 0 {
-		c.history = c.history[:i]
+		c.history.truncate(i)
 	}
 	return text
 }

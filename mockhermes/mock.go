@@ -305,6 +305,11 @@ func decoded(raw []byte, v map[string]any) map[string]any {
 // receives passes here, whichever way Hermes dispatched it, so this is
 // where the hook log records it: once the callback has returned.
 func (m *Mock) deliver(ctx context.Context, name string, kwargs map[string]any) {
+	m.deliverSized(ctx, name, kwargs, approxSize(kwargs))
+}
+
+// deliverSized is deliver for kwargs whose approxSize is known.
+func (m *Mock) deliverSized(ctx context.Context, name string, kwargs map[string]any, size int) {
 	a := m.getAdapter()
 	if a == nil {
 		m.log.Warn("mockhermes: hook dropped, no adapter attached", "hook", name)
@@ -315,7 +320,7 @@ func (m *Mock) deliver(ctx context.Context, name string, kwargs map[string]any) 
 	// workers enough to overflow their queues sooner.
 	delivered := maps.Clone(kwargs)
 	a.Hook(ctx, name, kwargs)
-	m.hookLog.add(name, delivered)
+	m.hookLog.add(name, delivered, size)
 }
 
 // jsonShape returns v as decoded JSON would hold it (numbers as float64),

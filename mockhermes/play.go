@@ -188,11 +188,11 @@ func (m *Mock) startLocked(c *chat, pb *Playback) {
 	pb.vars["session_id"] = c.sessionID
 	if t := pb.turn; t != nil {
 		t.sessionID = c.sessionID
-		t.history = append([]map[string]any{}, c.history...)
-		if len(t.history) > 0 && t.userMessage != "" {
-			t.history = t.history[:len(t.history)-1] // the message itself is the turn's input
+		t.history = c.history.view()
+		if n := len(t.history.msgs); n > 0 && t.userMessage != "" {
+			t.history.truncate(n - 1) // the message itself is the turn's input
 		}
-		t.firstTurn = len(t.history) == 0 // Hermes: not conversation_history
+		t.firstTurn = len(t.history.msgs) == 0 // Hermes: not conversation_history
 		c.turns++
 	}
 }

@@ -25,10 +25,10 @@ type chat struct {
 	id        string
 	key       string
 	sessionID string
-	turns     int              // in the current session, for is_first_turn
-	history   []map[string]any // conversation_history of the current session
-	cur       *Playback        // running, nil when idle
-	queue     []*Playback      // waiting behind it
+	turns     int         // in the current session, for is_first_turn
+	history   history     // conversation_history of the current session
+	cur       *Playback   // running, nil when idle
+	queue     []*Playback // waiting behind it
 }
 
 // sessionRow is a row of hermes_state's sessions table.
@@ -99,7 +99,7 @@ func (m *Mock) userMessageLocked(c *chat, text string) {
 	}
 	r.row.MessageCount++
 	r.row.LastActive = m.now().UTC()
-	c.history = append(c.history, map[string]any{"role": "user", "content": text})
+	c.history.add("user", text)
 }
 
 // assistantMessage records a turn's final reply in session id.
@@ -111,7 +111,7 @@ func (m *Mock) assistantMessage(chatID, sessionID, text string) {
 		r.row.LastActive = m.now().UTC()
 	}
 	if c := m.chats[chatID]; c != nil && c.sessionID == sessionID {
-		c.history = append(c.history, map[string]any{"role": "assistant", "content": text})
+		c.history.add("assistant", text)
 	}
 }
 
@@ -122,7 +122,7 @@ func (m *Mock) rolloverLocked(c *chat) {
 		r.row.EndedAt = &t
 	}
 	c.sessionID = m.newSessionID()
-	c.turns, c.history = 0, nil
+	c.turns, c.history = 0, history{}
 	m.chatRowLocked(c)
 }
 
@@ -176,7 +176,7 @@ func (m *Mock) SeedSession(s SessionSeed) string {
 		// its origin but never becomes the chat's session.
 		detached := s.ParentSessionID != "" || strings.HasPrefix(id, hermes.BackgroundSessionPrefix)
 		if c.sessionID != id && !detached {
-			c.sessionID, c.turns, c.history = id, 0, nil
+			c.sessionID, c.turns, c.history = id, 0, history{}
 		}
 	}
 	if id == "" {
@@ -228,7 +228,7 @@ func (m *Mock) ListSessions(ctx context.Context, opts hermes.ListSessionsOptions
 	// Newest first, walking the rows in their order from the end: the
 	// store holds every session of the mock's life, and task.list asks
 	// for the first few.
-	var page []*sessionRow
+	page := make([]*sessionRow, 0, min(limit, len(m.byStart)))
 	skipped := 0 // offset, or the rows there are when fewer
 	for i := len(m.byStart) - 1; i >= 0 && len(page) < limit; i-- {
 		s := m.byStart[i]
@@ -281,17 +281,4 @@ func (m *Mock) now() time.Time {
 		return m.clock()
 	}
 	return time.Now()
-}
-
-// lastOfRole finds the latest message of role in the chat's current
-// session: its index in history and its text, or -1 and "" when there is
-// none.
-func (c *chat) lastOfRole(role string) (int, string) {
-	for i := len(c.history) - 1; i >= 0; i-- {
-		if c.history[i]["role"] == role {
-			text, _ := c.history[i]["content"].(string)
-			return i, text
-		}
-	}
-	return -1, ""
 }

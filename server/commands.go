@@ -191,8 +191,8 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 
 // tasksOf folds session rows, newest first, into one task per chat.
 func (s *Server) tasksOf(rows []hermes.SessionRow) []lmp.Task {
-	var tasks []lmp.Task
-	at := map[string]int{} // task id → its index in tasks
+	tasks := make([]lmp.Task, 0, len(rows))
+	at := make(map[string]int, len(rows)) // task id → its index in tasks
 	for _, r := range rows {
 		t := taskOf(r)
 		if chat, ok := s.runs.chatOfSession(r.ID); ok {
