@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-
 	"strconv"
 	"strings"
 	"sync"

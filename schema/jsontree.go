@@ -250,13 +250,15 @@ func (t *jtree) array() (int32, bool) {
 }
 
 // deepValue scans the container at t.pos, which lies deeper than MaxDepth,
-// into one childless node and sets t.deep. It checks the container's
-// syntax without recursion, and gives up (the reference decides) on
-// nesting beyond encoding/json's limit, on a key that lmp.Unmarshal would
-// drop (it rewrites the text around one), and on whatever str leaves to
-// the reference; it refuses what str, numberEnd and literal refuse: the reference's verdict on a
-// frame that holds such a container is then known, its envelope is read
-// as before, and encoding/json's parse of up to 10,000 levels is saved.
+// into one childless node and sets t.deep. The reference refuses a frame
+// that holds such a container before any schema, whatever it holds, once
+// the frame is JSON; so only the container's syntax is checked, without
+// recursion, and the frame's envelope is read off the tree as before,
+// which saves encoding/json's parse of up to 10,000 levels. It refuses
+// what str, numberEnd and literal refuse, and gives up (the reference
+// decides) on nesting beyond encoding/json's limit, on a key that
+// lmp.Unmarshal would drop (it rewrites the text around one), and on
+// what str leaves to the reference.
 func (t *jtree) deepValue() (int32, bool) {
 	start, kind := t.pos, kindArray
 	if t.raw[start] == '{' {

@@ -98,14 +98,16 @@ func (f *floorServer) serveWS(w http.ResponseWriter, r *http.Request) {
 // server (lmp-check fuzz, same duration, seed and connections), and the
 // benchmark reports the checkout's campaign frames/s against the checkout's
 // server divided by the baseline pair's: what a user of each commit gets.
+//
+// Every campaign against a server process gets a process of its own,
+// started for it: a server's cost per frame may grow with what it has
+// served (an older commit's mock sorted every session of its life for
+// each task.list), and a ratio between a fresh process and one that
+// served the iterations before would measure their ages.
 func BenchmarkCampaignFloor(b *testing.B) {
-	addr, pid := startServerProcess(b)
+	bin := buildServer(b)
 	floor := startFloorServer(b)
-	var basePID int
-	var baseAddr string
-	if bin := os.Getenv("LMP_BASELINE_SERVER"); bin != "" {
-		baseAddr, basePID = startServerBinary(b, bin)
-	}
+	baseBin := os.Getenv("LMP_BASELINE_SERVER")
 	run := func(addr string) *campaign.Report {
 		rep, err := campaign.Run(context.Background(), campaign.Config{
 			URL: "ws://" + addr + lmp.PathWebSocket, Duration: 10 * time.Second, Seed: 1, Conns: 8,
@@ -116,15 +118,17 @@ func BenchmarkCampaignFloor(b *testing.B) {
 		return rep
 	}
 	baseCheck := os.Getenv("LMP_BASELINE_CHECK")
-	if baseCheck != "" && basePID == 0 {
+	if baseCheck != "" && baseBin == "" {
 		b.Fatal("LMP_BASELINE_CHECK needs LMP_BASELINE_SERVER")
 	}
 	var ratios, cpuRatios, fpsRatios []float64
 	var lmpFPS, floorFPS, srvUS, baseUS float64
 	for b.Loop() {
+		addr, pid, stop := startServerBinary(b, bin)
 		srv0 := processCPU(b, pid)
 		rep := run(addr)
 		srv := processCPU(b, pid) - srv0
+		stop()
 		if !rep.OK {
 			b.Fatalf("findings against lmp-server:\n%s", rep.Summary())
 		}
@@ -136,16 +140,20 @@ func BenchmarkCampaignFloor(b *testing.B) {
 		srvUS += us
 		line := fmt.Sprintf("lmp-server %.0f frames/s, floor %.0f frames/s (%.2f×); lmp-server CPU %.1f µs per client frame",
 			rep.FramesPerSecond, fl.FramesPerSecond, ratios[len(ratios)-1], us)
-		if basePID != 0 {
+		if baseBin != "" {
+			baseAddr, basePID, stop := startServerBinary(b, baseBin)
 			base0 := processCPU(b, basePID)
 			brep := run(baseAddr)
 			bus := float64((processCPU(b, basePID) - base0).Microseconds()) / float64(brep.FramesSent)
+			stop()
 			baseUS += bus
 			cpuRatios = append(cpuRatios, us/bus)
 			line += fmt.Sprintf("; baseline server %.0f frames/s, CPU %.1f µs per client frame (%.2f×)", brep.FramesPerSecond, bus, us/bus)
 		}
 		if baseCheck != "" {
+			baseAddr, _, stop := startServerBinary(b, baseBin)
 			fps := baselineCampaign(b, baseCheck, baseAddr)
+			stop()
 			fpsRatios = append(fpsRatios, rep.FramesPerSecond/fps)
 			line += fmt.Sprintf("; baseline campaign against its server %.0f frames/s (this ÷ baseline %.2f×)", fps, rep.FramesPerSecond/fps)
 		}

@@ -65,16 +65,23 @@ func BenchmarkCampaignProcess(b *testing.B) {
 // port and waits for /health; the process is killed when b ends.
 func startServerProcess(b *testing.B) (addr string, pid int) {
 	b.Helper()
+	addr, pid, _ = startServerBinary(b, buildServer(b))
+	return addr, pid
+}
+
+// buildServer builds the checkout's cmd/lmp-server and returns the binary.
+func buildServer(b *testing.B) string {
+	b.Helper()
 	bin := filepath.Join(b.TempDir(), "lmp-server")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/loomi-lmp/lmpkit/cmd/lmp-server").CombinedOutput(); err != nil {
 		b.Fatalf("build lmp-server: %v\n%s", err, out)
 	}
-	return startServerBinary(b, bin)
+	return bin
 }
 
 // startServerBinary starts the lmp-server binary bin as
-// startServerProcess does.
-func startServerBinary(b *testing.B, bin string) (addr string, pid int) {
+// startServerProcess does; stop ends it before the benchmark does.
+func startServerBinary(b *testing.B, bin string) (addr string, pid int, stop func()) {
 	b.Helper()
 	dir := b.TempDir()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -91,16 +98,17 @@ func startServerBinary(b *testing.B, bin string) (addr string, pid int) {
 	}
 	exited := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(exited) }()
-	b.Cleanup(func() {
+	stop = func() {
 		_ = cmd.Process.Kill()
 		<-exited
-	})
+	}
+	b.Cleanup(stop)
 	for deadline := time.Now().Add(30 * time.Second); ; {
 		resp, err := http.Get("http://" + addr + lmp.PathHealth)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return addr, cmd.Process.Pid
+				return addr, cmd.Process.Pid, stop
 			}
 		}
 		select {
