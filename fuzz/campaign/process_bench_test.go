@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/fuzz/campaign"
+	"github.com/loomi-lmp/lmpkit/internal/lmpservertest"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -80,47 +79,12 @@ func buildServer(b *testing.B) string {
 }
 
 // startServerBinary starts the lmp-server binary bin as
-// startServerProcess does; stop ends it before the benchmark does.
+// startServerProcess does (lmpservertest.Serve); stop ends it before the
+// benchmark does.
 func startServerBinary(b *testing.B, bin string) (addr string, pid int, stop func()) {
 	b.Helper()
-	dir := b.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr = ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "serve", "--addr", addr, "--data", filepath.Join(dir, "data"), "--no-qr", "--log-format", "json")
-	var logs bytes.Buffer // read only once the process has exited
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	stop = func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}
-	b.Cleanup(stop)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		resp, err := http.Get("http://" + addr + lmp.PathHealth)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return addr, cmd.Process.Pid, stop
-			}
-		}
-		select {
-		case <-exited:
-			b.Fatalf("lmp-server exited before it became healthy:\n%s", logs.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			b.Fatal("lmp-server never became healthy")
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the process to listen
-	}
+	p := lmpservertest.Serve(b, bin, filepath.Join(b.TempDir(), "data"), lmpservertest.FreeAddr(b), "--no-qr", "--log-format", "json")
+	return p.Addr, p.Cmd.Process.Pid, func() { p.Stop(b, time.Minute) }
 }
 
 // processCPU is the user and system CPU time a process has used so far,
