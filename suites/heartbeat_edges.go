@@ -37,9 +37,12 @@ var _ = conformance.Section(sectionHeartbeat, func(specs *conformance.Specs) {
 		awaitProbe(ctx, hbReturningProbe)
 		iv := profile(ctx).PingInterval
 		must.That(len(hbReturning.pings) == 2, "a reconnected device got %d pings (at %v after hello.ok), want 2 at the ping interval %v", len(hbReturning.pings), hbReturning.pings, iv)
-		must.That(hbReturning.pings[0] <= iv+slack(iv), "the first ping on a reconnected device came %v after hello.ok, the ping interval is %v", hbReturning.pings[0].Round(time.Millisecond), iv)
-		gap := hbReturning.pings[1] - hbReturning.pings[0]
-		must.That((gap-iv).Abs() <= slack(iv), "pings on a reconnected device came %v apart, the ping interval is %v", gap.Round(time.Millisecond), iv)
+		at, stamped := hbReturning.pings, hbReturning.stamped
+		must.That(at[0] <= iv+slack(iv), "the first ping on a reconnected device came %v after hello.ok (stamped %v after its server_time), the ping interval is %v",
+			at[0].Round(time.Millisecond), stamped[0].Round(time.Millisecond), iv)
+		gap := at[1] - at[0]
+		must.That((gap-iv).Abs() <= slack(iv), "pings on a reconnected device came %v apart (stamped %v apart), the ping interval is %v",
+			gap.Round(time.Millisecond), (stamped[1] - stamped[0]).Round(time.Millisecond), iv)
 	}, conformance.Timer, ginkgo.SpecTimeout(heartbeatSpecTimeout))
 })
 

@@ -32,13 +32,6 @@ func heartbeatBudget(ctx context.Context) time.Duration {
 	return d + slack(d) + conformance.Wait()
 }
 
-// heartbeatAttempts is how often a heartbeat probe runs at most. An
-// attempt in which the probe itself answered a ping later than it meant to
-// (a loaded machine that stalled the checker, or the server between
-// stamping a ping and sending it) judges the machine, not the server: it
-// is discarded and the probe runs again, once.
-const heartbeatAttempts = 2
-
 // heartbeatSpecTimeout bounds a heartbeat spec, which awaits its probe: at
 // the spec's 25 s ping interval, two attempts of the longest probe take
 // four and a half minutes.
@@ -47,21 +40,32 @@ const heartbeatSpecTimeout = 6 * time.Minute
 // runHeartbeat pairs a device with manual pongs and answers the n-th ping
 // (1-based) after delay(n), or never when delay(n) < 0. It stops after
 // stopAfter pings, or when the server closes, or at the budget. An attempt
-// whose own answers were late runs again (heartbeatAttempts); the notes
+// that judged the machine rather than the server (the probe's own answers
+// left late, or its process stalled) runs again (retryStalled); the notes
 // say so.
 func runHeartbeat(ctx context.Context, p *conformance.Probe, res *heartbeatRun, stopAfter int, delay func(n int) time.Duration) error {
-	for attempt := 1; ; attempt++ {
+	return retryStalled(p, func() (string, error) {
 		*res = heartbeatRun{}
-		late, err := heartbeatAttempt(ctx, p, res, stopAfter, delay)
-		switch {
-		case err != nil || late == "":
-			return err
-		case attempt == heartbeatAttempts:
-			p.Notef("attempt %d of %d kept although %s", attempt, heartbeatAttempts, late)
-			return nil
-		}
-		p.Notef("attempt %d discarded and run again: %s", attempt, late)
+		return heartbeatAttempt(ctx, p, res, stopAfter, delay)
+	})
+}
+
+// pairManualPong pairs a new device on a connection of the probe's that
+// answers no ping by itself.
+func pairManualPong(ctx context.Context, p *conformance.Probe) (*conformance.Conn, lmp.HelloOK, error) {
+	tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
+	if err != nil {
+		return nil, lmp.HelloOK{}, err
 	}
+	c, err := p.Dial(ctx, &client.Options{ManualPong: true})
+	if err != nil {
+		return nil, lmp.HelloOK{}, err
+	}
+	ok, err := c.Hello(ctx, lmp.Hello{Token: tok.Token})
+	if err != nil {
+		return nil, lmp.HelloOK{}, fmt.Errorf("pairing: %w", err)
+	}
+	return c, ok, nil
 }
 
 // pongSent is one answered ping: the server's ts on it, when it arrived,
@@ -74,7 +78,7 @@ type pongSent struct {
 }
 
 // heartbeatAttempt is one attempt of runHeartbeat. late says how the
-// probe's own answer was late, or is empty.
+// probe's own answer was late or its process stalled, or is empty.
 func heartbeatAttempt(ctx context.Context, p *conformance.Probe, res *heartbeatRun, stopAfter int, delay func(n int) time.Duration) (late string, err error) {
 	// Long enough for stopAfter pings too, when that is more than the
 	// misses that disconnect.
@@ -82,26 +86,23 @@ func heartbeatAttempt(ctx context.Context, p *conformance.Probe, res *heartbeatR
 	pings := time.Duration(stopAfter)*prof.PingInterval + prof.PongTimeout
 	ctx, cancel := context.WithTimeout(ctx, max(heartbeatBudget(ctx), pings+slack(pings)+conformance.Wait()))
 	defer cancel()
-	tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
+	c, _, err := pairManualPong(ctx, p)
 	if err != nil {
 		return "", err
-	}
-	c, err := p.Dial(ctx, &client.Options{ManualPong: true})
-	if err != nil {
-		return "", err
-	}
-	if _, err := c.Hello(ctx, lmp.Hello{Token: tok.Token}); err != nil {
-		return "", fmt.Errorf("pairing: %w", err)
 	}
 	var (
 		mu    sync.Mutex
 		pongs []*pongSent
 		seen  []client.Frame // every ping, for the clock offset
 	)
+	watch := watchStalls()
 	defer func() {
+		worst := watch.stop()
 		mu.Lock()
 		defer mu.Unlock()
-		late = lateAnswer(seen, pongs, prof.PongTimeout/2)
+		if late = lateAnswer(seen, pongs, prof.PongTimeout/2); late == "" {
+			late = stalled(worst, stallMargin(prof))
+		}
 	}()
 	start := time.Now()
 	for n := 1; ; n++ {
@@ -237,6 +238,10 @@ var (
 type returningRun struct {
 	firstPingTS, serverTime float64
 	pings                   []time.Duration
+	// stamped is when the server stamped each of those pings, by its ts,
+	// after the server_time of that hello.ok: the server's own account,
+	// which a failure shows beside the arrival.
+	stamped []time.Duration
 }
 
 var (
@@ -245,52 +250,68 @@ var (
 	// hbReturningProbe pairs a device, waits for a server ping on that
 	// first connection, then connects the device again with its device_id
 	// and credential (P-8) and waits for two pings there. T-4 and T-8 bind
-	// every connection, not only a new device's first one.
+	// every connection, not only a new device's first one. Like the other
+	// heartbeat probes it runs again when the machine stalled it.
 	hbReturningProbe = conformance.NewProbe("heartbeat: returning device", func(ctx context.Context, p *conformance.Probe) error {
-		prof := conformance.TargetOf(ctx).Profile
-		ping := prof.PingInterval + slack(prof.PingInterval) + conformance.Wait()
-		ctx, cancel := context.WithTimeout(ctx, 3*ping+conformance.Wait())
-		defer cancel()
-		tok, err := conformance.TargetOf(ctx).MintToken(ctx, 0)
-		if err != nil {
-			return err
-		}
-		first, err := p.Dial(ctx, &client.Options{ManualPong: true})
-		if err != nil {
-			return err
-		}
-		ok, err := first.Hello(ctx, lmp.Hello{Token: tok.Token})
-		if err != nil {
-			return fmt.Errorf("pairing: %w", err)
-		}
-		if ok.Credential == nil {
-			return errors.New("hello.ok after pairing carries no credential")
-		}
-		f, err := first.Expect(ctx, match.Type(lmp.TypePing))
-		if err != nil {
-			return fmt.Errorf("no server ping on the new device's connection: %w", err)
-		}
-		hbReturning.firstPingTS = f.TS
-		_ = first.CloseNow()
-		c, err := p.Dial(ctx, &client.Options{ManualPong: true})
-		if err != nil {
-			return err
-		}
-		again, err := c.Hello(ctx, lmp.Hello{DeviceID: ok.DeviceID, Credential: *ok.Credential})
-		if err != nil {
-			return fmt.Errorf("reconnecting with device_id and credential: %w", err)
-		}
-		hbReturning.serverTime = again.ServerTime
-		start := time.Now()
-		for range 2 {
-			f, err := c.Expect(ctx, match.Type(lmp.TypePing))
-			if err != nil {
-				// The spec reports the pings that did arrive.
-				return nil
-			}
-			hbReturning.pings = append(hbReturning.pings, f.At.Sub(start))
-			_ = c.Send(ctx, lmp.Pong{})
-		}
-		return nil
+		return retryStalled(p, func() (string, error) {
+			hbReturning = returningRun{}
+			return returningAttempt(ctx, p, &hbReturning)
+		})
 	})
 )
+
+// returningAttempt is one attempt of hbReturningProbe. late says how a
+// ping was read late or the probe's process stalled, or is empty.
+func returningAttempt(ctx context.Context, p *conformance.Probe, res *returningRun) (late string, err error) {
+	prof := conformance.TargetOf(ctx).Profile
+	ping := prof.PingInterval + slack(prof.PingInterval) + conformance.Wait()
+	ctx, cancel := context.WithTimeout(ctx, 3*ping+conformance.Wait())
+	defer cancel()
+	first, ok, err := pairManualPong(ctx, p)
+	if err != nil {
+		return "", err
+	}
+	if ok.Credential == nil {
+		return "", errors.New("hello.ok after pairing carries no credential")
+	}
+	f, err := first.Expect(ctx, match.Type(lmp.TypePing))
+	if err != nil {
+		return "", fmt.Errorf("no server ping on the new device's connection: %w", err)
+	}
+	res.firstPingTS = f.TS
+	_ = first.CloseNow()
+	c, err := p.Dial(ctx, &client.Options{ManualPong: true})
+	if err != nil {
+		return "", err
+	}
+	again, err := c.Hello(ctx, lmp.Hello{DeviceID: ok.DeviceID, Credential: *ok.Credential})
+	if err != nil {
+		return "", fmt.Errorf("reconnecting with device_id and credential: %w", err)
+	}
+	res.serverTime = again.ServerTime
+	// Every ping is answered at once: a pong that left late was a ping
+	// read late, which the server's ts on it shows (lateAnswer).
+	seen := []client.Frame{f}
+	var pongs []*pongSent
+	watch := watchStalls()
+	defer func() {
+		worst := watch.stop()
+		if late = lateAnswer(seen, pongs, stallMargin(prof)); late == "" {
+			late = stalled(worst, stallMargin(prof))
+		}
+	}()
+	start := time.Now()
+	for n := 1; n <= 2; n++ {
+		f, err := c.Expect(ctx, match.Type(lmp.TypePing))
+		if err != nil {
+			// The spec reports the pings that did arrive.
+			return "", nil
+		}
+		res.pings = append(res.pings, f.At.Sub(start))
+		res.stamped = append(res.stamped, lmp.TimeOf(f.TS).Sub(lmp.TimeOf(res.serverTime)))
+		_ = c.Send(ctx, lmp.Pong{})
+		seen = append(seen, f)
+		pongs = append(pongs, &pongSent{n: n, ts: f.TS, at: f.At, sentAt: time.Now()})
+	}
+	return "", nil
+}
