@@ -26,30 +26,42 @@ type authTimeoutResult struct {
 
 var authTimeout authTimeoutResult
 
-// authTimeoutProbe opens a connection and never authenticates (S-4).
+// authTimeoutProbe opens a connection and never authenticates (S-4). An
+// attempt the machine stalled runs again (retryStalled).
 var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Context, p *conformance.Probe) error {
+	return retryStalled(p, func() (string, error) {
+		authTimeout = authTimeoutResult{}
+		return authTimeoutAttempt(ctx, p, &authTimeout)
+	})
+})
+
+// authTimeoutAttempt is one attempt of authTimeoutProbe. late says how its
+// process stalled, or is empty.
+func authTimeoutAttempt(ctx context.Context, p *conformance.Probe, res *authTimeoutResult) (late string, err error) {
+	limit := conformance.TargetOf(ctx).Profile.AuthTimeout
+	watch := watchStalls()
+	defer func() { late = stalled(watch.stop(), slack(limit)/2) }()
 	start := time.Now()
 	c, err := p.Dial(ctx, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
-	limit := conformance.TargetOf(ctx).Profile.AuthTimeout
 	waitCtx, cancel := context.WithTimeout(ctx, limit+slack(limit)+conformance.Wait())
 	defer cancel()
 	ce, err := c.WaitClosed(waitCtx)
 	if err != nil {
-		return fmt.Errorf("an unauthenticated connection was still open after %v (S-4: closed within %v)", time.Since(start).Round(time.Millisecond), limit)
+		return "", fmt.Errorf("an unauthenticated connection was still open after %v (S-4: closed within %v)", time.Since(start).Round(time.Millisecond), limit)
 	}
-	authTimeout.after, authTimeout.close = time.Since(start), ce
+	res.after, res.close = time.Since(start), ce
 	for _, f := range c.Pending() {
 		if f.Type == lmp.TypeError {
 			if e, err := lmp.DecodePayload[lmp.Error](f.Type, f.Payload); err == nil {
-				authTimeout.err = &e
+				res.err = &e
 			}
 		}
 	}
-	return nil
-})
+	return "", nil
+}
 
 // pairTTLProbe mints a token with a short TTL, waits past its expiry and
 // tries to pair with it (P-5). It runs in the background from the start of
