@@ -40,10 +40,11 @@ const budgetMargin = 2 * time.Minute
 // BudgetFor returns the budget of a run of specs specs at profile p.
 func BudgetFor(p lmp.Profile, specs int) Budget {
 	p = p.WithDefaults()
-	// The longest heartbeat probe waits for MissedPongs+2 pings, and runs
-	// a second time when the machine stalled its first attempt.
+	// The longest heartbeat probe waits for MissedPongs+2 pings; it and the
+	// auth-timeout probe run a second time when the machine stalled their
+	// first attempt.
 	heartbeat := 2 * (time.Duration(p.MissedPongs+2)*p.PingInterval + p.PongTimeout)
-	timers := max(heartbeat, p.AuthTimeout, p.PairTTL, p.ApprovalTimeout) + Wait()
+	timers := max(heartbeat, 2*p.AuthTimeout, p.PairTTL, p.ApprovalTimeout) + Wait()
 	return Budget{Timers: timers + max(timers/5, time.Second), Specs: specs, PerSpec: PerSpecAllowance, Margin: budgetMargin}
 }
 

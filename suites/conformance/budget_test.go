@@ -20,6 +20,12 @@ func TestBudgetFollowsTheProfile(t *testing.T) {
 	if short.Total() >= spec.Total() {
 		t.Errorf("short timings' budget %v is not below the spec's %v", short, spec)
 	}
+	// The auth-timeout probe may run twice (a stalled first attempt).
+	slowAuth := lmp.Profile{PingInterval: 3 * time.Second, PongTimeout: time.Second, MissedPongs: 3,
+		AuthTimeout: 10 * time.Minute, PairTTL: 5 * time.Second, ApprovalTimeout: 4 * time.Second}
+	if b := BudgetFor(slowAuth, 10); b.Timers < 2*slowAuth.AuthTimeout {
+		t.Errorf("a 10 min auth timeout gives timers %v, below its two attempts", b.Timers)
+	}
 	if more := BudgetFor(lmp.Profile{}, 11); more.Total()-spec.Total() != PerSpecAllowance {
 		t.Errorf("one spec more adds %v, want %v", more.Total()-spec.Total(), PerSpecAllowance)
 	}
