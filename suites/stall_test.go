@@ -1,79 +1,11 @@
 package suites
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
-
-	"github.com/loomi-lmp/lmpkit/reference"
 )
-
-// stallChildEnv makes the test binary the stalled process of
-// TestStallWatchSeesAStoppedProcess.
-const stallChildEnv = "LMP_SUITES_STALL_CHILD"
-
-// TestStallWatchSeesAStoppedProcess stops a process that runs a stall
-// watch, as a loaded machine stalls lmp-check, and requires the watch to
-// report the stop: at least its length less one tick, since the stop can
-// begin anywhere in a tick.
-func TestStallWatchSeesAStoppedProcess(t *testing.T) {
-	if os.Getenv(stallChildEnv) != "" {
-		// The child: watch until stdin closes, then print the worst stall.
-		w := watchStalls()
-		fmt.Println("watching")
-		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
-		fmt.Println(int64(w.stop()))
-		return
-	}
-	const stop = 800 * time.Millisecond
-	cmd := exec.Command(os.Args[0], "-test.run", "^TestStallWatchSeesAStoppedProcess$")
-	cmd.Env = append(os.Environ(), stallChildEnv+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	out := bufio.NewScanner(stdout)
-	if !out.Scan() || out.Text() != "watching" {
-		t.Fatalf("the child did not start its watch: %q %v", out.Text(), out.Err())
-	}
-	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
-	stopped := time.Now()
-	time.Sleep(stop) // the stall under test, not a wait for something
-	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	held := time.Since(stopped)
-	_ = stdin.Close()
-	var worst time.Duration
-	for out.Scan() {
-		var ns int64
-		if _, err := fmt.Sscan(out.Text(), &ns); err == nil {
-			worst = time.Duration(ns)
-		}
-	}
-	if want := held - stallTick; worst < want {
-		t.Errorf("the process was stopped for %v; the watch saw a stall of %v, want at least %v", held.Round(time.Millisecond), worst, want.Round(time.Millisecond))
-	}
-	if got := stalled(worst, stallMargin(reference.ShortProfile.WithDefaults())); !strings.Contains(got, "the machine stalled") {
-		t.Errorf("a stall of %v is not called one at the short profile: %q", worst, got)
-	}
-}
 
 // TestRetryStalled: an attempt that judged the machine is run once more;
 // the second is kept whatever it saw, an error ends the probe at once, and
