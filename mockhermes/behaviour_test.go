@@ -3,6 +3,7 @@ package mockhermes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -224,6 +225,26 @@ func TestStopIsAMessage(t *testing.T) {
 	}
 	if strings.Join(names, " ") != "handle_message handle_message interrupt_session_activity" {
 		t.Fatalf("calls = %v", names)
+	}
+}
+
+// TestChatIdleOnceATurnIsDone: a turn that has ended no longer runs in its
+// chat. Whoever sees its playback done (a /stop that waited for it, to fire
+// agent_loop_stopped and answer) must find the chat idle, so that a /stop
+// right after only answers "No active task to stop." instead of
+// interrupting the turn that already ended.
+func TestChatIdleOnceATurnIsDone(t *testing.T) {
+	m, _ := newTestMock(t, Options{})
+	for i := range 50 {
+		chat := fmt.Sprintf("c%d", i)
+		pb, err := m.Play(context.Background(), "reply", nil, chat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitDone(t, pb)
+		if cur := m.current(chat); cur == pb {
+			t.Fatalf("turn %d: its playback is done, yet the chat still runs it", i)
+		}
 	}
 }
 

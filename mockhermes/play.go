@@ -197,11 +197,16 @@ func (m *Mock) startLocked(c *chat, pb *Playback) {
 	}
 }
 
-// drain plays pb and then every playback queued in its chat, in order.
+// drain plays pb and then every playback queued in its chat, in order. A
+// playback's done closes under the lock that takes it off the chat, so
+// whoever sees it done (a /stop that waits for the turn to wind down, then
+// fires agent_loop_stopped) finds the chat idle or running the next one,
+// as Hermes' session is no longer running once its agent loop stopped.
 func (m *Mock) drain(c *chat, pb *Playback) {
 	for pb != nil {
-		pb.finish(m.run(pb))
+		err := m.run(pb)
 		m.mu.Lock()
+		pb.finish(err) // closes done; cancel runs no callback on this goroutine
 		pb = nil
 		if len(c.queue) > 0 && !m.closed {
 			pb, c.queue = c.queue[0], c.queue[1:]
