@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/suites/conformance"
 )
 
 // A timer check measures the server with the checker's clock. On a loaded
@@ -79,10 +80,9 @@ func stalled(worst, margin time.Duration) string {
 	return "the checker's own timer fired " + worst.Round(time.Millisecond).String() + " late: the machine stalled"
 }
 
-// timerAttempts is how often a timer probe runs at most. An attempt that
-// judged the machine (late says how) is discarded and the probe runs once
-// more; a server that is late again is judged on the second attempt.
-const timerAttempts = 2
+// timerAttempts is how often a timer probe runs at most; the run's budget
+// counts them (conformance.TimerAttempts).
+const timerAttempts = conformance.TimerAttempts
 
 // retryStalled runs attempt until one is not late, at most timerAttempts
 // times, and notes each discarded attempt in the probe's report.

@@ -34,6 +34,12 @@ type Budget struct {
 // so the allowance errs on the generous side.
 const PerSpecAllowance = 10 * time.Second
 
+// TimerAttempts is how often a timer probe (a heartbeat probe, the
+// auth-timeout probe) runs at most. An attempt that judged the machine (a
+// stall of lmp-check's own process) is discarded and the probe runs once
+// more; a server that is late again is judged on the second attempt.
+const TimerAttempts = 2
+
 // budgetMargin covers the set-up before the specs and the clean-up after.
 const budgetMargin = 2 * time.Minute
 
@@ -41,10 +47,9 @@ const budgetMargin = 2 * time.Minute
 func BudgetFor(p lmp.Profile, specs int) Budget {
 	p = p.WithDefaults()
 	// The longest heartbeat probe waits for MissedPongs+2 pings; it and the
-	// auth-timeout probe run a second time when the machine stalled their
-	// first attempt.
-	heartbeat := 2 * (time.Duration(p.MissedPongs+2)*p.PingInterval + p.PongTimeout)
-	timers := max(heartbeat, 2*p.AuthTimeout, p.PairTTL, p.ApprovalTimeout) + Wait()
+	// auth-timeout probe may run TimerAttempts times.
+	heartbeat := TimerAttempts * (time.Duration(p.MissedPongs+2)*p.PingInterval + p.PongTimeout)
+	timers := max(heartbeat, TimerAttempts*p.AuthTimeout, p.PairTTL, p.ApprovalTimeout) + Wait()
 	return Budget{Timers: timers + max(timers/5, time.Second), Specs: specs, PerSpec: PerSpecAllowance, Margin: budgetMargin}
 }
 
