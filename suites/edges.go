@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/driver"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
@@ -27,12 +27,9 @@ var _ = conformance.Section(sectionPairing, func(specs *conformance.Specs) {
 	specs.It("P-2,P-3", rules.MUST, "the url of the pairing JSON is a WebSocket URL where its token pairs a device", func(ctx ginkgo.SpecContext) {
 		pr, err := target(ctx).MintToken(ctx, 0)
 		must.Succeed(err)
-		opts := *target(ctx).DialOptions()
-		raw, err := client.Dial(ctx, pr.URL, &opts)
-		must.Succeed(err, "dial the pairing JSON's url %s", pr.URL)
-		c := &conformance.Conn{Conn: raw, Name: "device via the QR url"}
-		defer c.CloseNow()
-		_, err = c.Hello(ctx, lmp.Hello{Token: pr.Token})
+		_, err = should.PairOn(ctx, "device via the QR url", pr.Token, func(ctx context.Context) (*conformance.Conn, error) {
+			return conformance.DialAt(ctx, "device via the QR url", pr.URL, nil)
+		})
 		must.Succeed(err, "pair through the pairing JSON's url %s", pr.URL)
 	})
 

@@ -95,13 +95,13 @@ func heartbeatAttempt(ctx context.Context, p *conformance.Probe, res *heartbeatR
 		pongs []*pongSent
 		seen  []client.Frame // every ping, for the clock offset
 	)
-	watch := watchStalls()
+	watch := conformance.WatchStalls()
 	defer func() {
-		worst := watch.stop()
+		worst := watch.Stop()
 		mu.Lock()
 		defer mu.Unlock()
 		if late = lateAnswer(seen, pongs, prof.PongTimeout/2); late == "" {
-			late = stalled(worst, stallMargin(prof))
+			late = conformance.Stalled(worst, stallMargin(prof))
 		}
 	}()
 	start := time.Now()
@@ -293,11 +293,11 @@ func returningAttempt(ctx context.Context, p *conformance.Probe, res *returningR
 	// read late, which the server's ts on it shows (lateAnswer).
 	seen := []client.Frame{f}
 	var pongs []*pongSent
-	watch := watchStalls()
+	watch := conformance.WatchStalls()
 	defer func() {
-		worst := watch.stop()
+		worst := watch.Stop()
 		if late = lateAnswer(seen, pongs, stallMargin(prof)); late == "" {
-			late = stalled(worst, stallMargin(prof))
+			late = conformance.Stalled(worst, stallMargin(prof))
 		}
 	}()
 	start := time.Now()

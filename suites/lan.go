@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"context"
 	"crypto/tls"
+	"fmt"
 	"net"
 	"net/http"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/loomi-lmp/lmpkit/suites/match"
 	"github.com/loomi-lmp/lmpkit/suites/must"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
+	"github.com/loomi-lmp/lmpkit/suites/should"
 )
 
 // The server as a phone on the LAN sees it: at an address that is not
@@ -48,10 +51,14 @@ var _ = conformance.Section(sectionLAN, func(specs *conformance.Specs) {
 		// What a phone on the LAN does (lmp-v1.md §3): scan the QR, connect
 		// to its url, send hello with the token.
 		wsURL, token := networkQR(ctx)
-		c, err := conformance.DialAt(ctx, "phone on the network", wsURL, nil)
-		skipOnCertificate(err, wsURL)
-		must.Succeed(err, "WebSocket upgrade at the pairing JSON's url %s", wsURL)
-		_, err = c.Hello(ctx, lmp.Hello{Token: token})
+		c, err := should.PairOn(ctx, "phone on the network", token, func(ctx context.Context) (*conformance.Conn, error) {
+			c, err := conformance.DialAt(ctx, "phone on the network", wsURL, nil)
+			skipOnCertificate(err, wsURL)
+			if err != nil {
+				return nil, fmt.Errorf("WebSocket upgrade at the pairing JSON's url %s: %w", wsURL, err)
+			}
+			return c, nil
+		})
 		must.Succeed(err, "pair at %s", wsURL)
 		must.Send(ctx, c, lmp.Ping{})
 		must.Expect(ctx, c, match.Type(lmp.TypePong))

@@ -39,8 +39,8 @@ var authTimeoutProbe = conformance.NewProbe("auth timeout", func(ctx context.Con
 // process stalled, or is empty.
 func authTimeoutAttempt(ctx context.Context, p *conformance.Probe, res *authTimeoutResult) (late string, err error) {
 	limit := conformance.TargetOf(ctx).Profile.AuthTimeout
-	watch := watchStalls()
-	defer func() { late = stalled(watch.stop(), slack(limit)/2) }()
+	watch := conformance.WatchStalls()
+	defer func() { late = conformance.Stalled(watch.Stop(), slack(limit)/2) }()
 	start := time.Now()
 	c, err := p.Dial(ctx, nil)
 	if err != nil {

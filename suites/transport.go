@@ -2,6 +2,7 @@ package suites
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,7 +15,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/onsi/ginkgo/v2"
 
-	"github.com/loomi-lmp/lmpkit/client"
 	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/conformance"
 	"github.com/loomi-lmp/lmpkit/suites/match"
@@ -120,11 +120,9 @@ var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
 		q := u.Query()
 		q.Set("client", "lmp-check")
 		u.RawQuery = q.Encode()
-		raw, err := client.Dial(ctx, u.String(), target(ctx).DialOptions())
-		must.Succeed(err, "dial %s", u)
-		c := &conformance.Conn{Conn: raw, Name: "device, query string"}
-		defer c.CloseNow()
-		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
+		_, err = should.PairOn(ctx, "device, query string", must.Token(ctx), func(ctx context.Context) (*conformance.Conn, error) {
+			return conformance.DialAt(ctx, "device, query string", u.String(), nil)
+		})
 		must.Succeed(err, "pair at %s", u)
 	})
 
@@ -139,11 +137,9 @@ var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
 		hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 		opts := *target(ctx).DialOptions()
 		opts.HTTPClient = &hc
-		raw, err := client.Dial(ctx, target(ctx).WSURL, &opts)
-		must.Succeed(err, "dial %s without following redirects", target(ctx).WSURL)
-		c := &conformance.Conn{Conn: raw, Name: "device, no redirects"}
-		defer c.CloseNow()
-		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
+		_, err := should.PairOn(ctx, "device, no redirects", must.Token(ctx), func(ctx context.Context) (*conformance.Conn, error) {
+			return conformance.DialAt(ctx, "device, no redirects", target(ctx).WSURL, &opts)
+		})
 		must.Succeed(err, "pair at %s without following redirects", target(ctx).WSURL)
 	})
 })
@@ -202,11 +198,13 @@ var _ = conformance.Section(sectionTransport, func(specs *conformance.Specs) {
 		srv := &http.Server{Handler: proxy, ReadHeaderTimeout: conformance.Wait()}
 		go func() { _ = srv.Serve(ln) }()
 		defer srv.Close()
-		raw, err := client.Dial(ctx, "ws://"+ln.Addr().String()+lmp.PathWebSocket, target(ctx).DialOptions())
-		must.Succeed(err, "WebSocket upgrade through a reverse proxy to %s", target(ctx).WSURL)
-		c := &conformance.Conn{Conn: raw, Name: "device through a proxy"}
-		defer c.CloseNow()
-		_, err = c.Hello(ctx, lmp.Hello{Token: must.Token(ctx)})
+		c, err := should.PairOn(ctx, "device through a proxy", must.Token(ctx), func(ctx context.Context) (*conformance.Conn, error) {
+			c, err := conformance.DialAt(ctx, "device through a proxy", "ws://"+ln.Addr().String()+lmp.PathWebSocket, nil)
+			if err != nil {
+				return nil, fmt.Errorf("WebSocket upgrade through a reverse proxy to %s: %w", target(ctx).WSURL, err)
+			}
+			return c, nil
+		})
 		must.Succeed(err, "pair through a reverse proxy")
 		must.Send(ctx, c, lmp.Ping{})
 		must.Expect(ctx, c, match.Type(lmp.TypePong))

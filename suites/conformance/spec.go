@@ -301,3 +301,12 @@ func NotObserved(ids, why string) {
 	}
 	ginkgo.AddReportEntry(EntryNotObserved, NotObservedEntry{Rules: splitIDs(ids), Why: why})
 }
+
+// Note adds an entry to the report of the spec ctx belongs to, visible
+// whether it passes or fails; outside a spec (a probe's context) it does
+// nothing, as a probe notes what it saw with Probe.Notef.
+func Note(ctx context.Context, name, text string) {
+	if stateOf(ctx) != nil {
+		ginkgo.AddReportEntry(name, text)
+	}
+}
