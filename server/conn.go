@@ -470,17 +470,45 @@ func (c *conn) writeEvent(ev *event) error {
 }
 
 // writeScoped renders a connection-scoped frame with the connection's
-// current seq, which it does not advance (note 2).
+// current seq, which it does not advance (note 2), into the connection's
+// reused buffer: the envelope as json.Marshal renders an lmp.Frame, the
+// payload spliced in as it is (every scoped payload is json.Marshal's
+// output, compact and HTML-escaped already, which json.Marshal would
+// copy unchanged).
 func (c *conn) writeScoped(f scoped) error {
-	fr := lmp.Frame{
-		V: lmp.Version, Seq: c.seq, TS: lmp.Timestamp(time.Now()), Type: f.typ,
-		TaskID: f.taskID, RunID: f.runID, EventID: lmp.EventID(c.seq), Payload: f.payload,
+	c.frame = appendScoped(c.frame[:0], f, c.seq, time.Now())
+	err := c.writeRaw(context.Background(), c.frame)
+	if cap(c.frame) > maxKeptFrame {
+		c.frame = nil
 	}
-	raw, err := json.Marshal(fr)
-	if err != nil {
-		return err
+	return err
+}
+
+// appendScoped appends the frame f as seq at now. Like every frame it
+// carries the full envelope (E-1), its event_id rendered from the same seq
+// (E-3) and its ts as lmp.Timestamp (T-7).
+func appendScoped(dst []byte, f scoped, seq int64, now time.Time) []byte {
+	dst = append(dst, eventHead...)
+	from := len(dst)
+	dst = strconv.AppendInt(dst, seq, 10)
+	n := len(dst)
+	dst = append(dst, `,"ts":`...)
+	dst = appendJSON(dst, lmp.Timestamp(now))
+	dst = append(dst, `,"type":`...)
+	dst = appendJSON(dst, f.typ)
+	dst = append(dst, `,"task_id":`...)
+	dst = appendJSON(dst, f.taskID)
+	dst = append(dst, `,"run_id":`...)
+	dst = appendJSON(dst, f.runID)
+	dst = append(dst, `,"event_id":"e_`...)
+	dst = append(dst, dst[from:n]...)
+	dst = append(dst, `","payload":`...)
+	if f.payload == nil {
+		dst = append(dst, "null"...)
+	} else {
+		dst = append(dst, f.payload...)
 	}
-	return c.writeRaw(context.Background(), raw)
+	return append(dst, '}')
 }
 
 // writeRaw writes one text frame; every frame the server sends passes

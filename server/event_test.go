@@ -50,6 +50,43 @@ func TestEventFrameIsWhatEncodingJSONWrites(t *testing.T) {
 	}
 }
 
+// TestScopedFrameIsWhatEncodingJSONWrites holds the spliced frames of
+// writeScoped to encoding/json's lmp.Frame, for the payloads every scoped
+// frame gets (scopedOf: json.Marshal, shortened to fit when long), the
+// ping's included, and the envelope values of the event test above.
+func TestScopedFrameIsWhatEncodingJSONWrites(t *testing.T) {
+	task, odd := "task_b", "t\"<&>\u00e9\n\u2028"
+	limit := 3
+	payloads := []lmp.Payload{
+		lmp.Ping{},
+		lmp.Error{Code: lmp.CodeInvalidPayload, Message: "bad <field> & \"more\" \u2028\x01", RequestID: "r<1>"},
+		lmp.TaskListResult{RequestID: "r", Tasks: []lmp.Task{{TaskID: odd, Preview: "é<b>", Status: "running"}}},
+		lmp.Notification{Category: lmp.CategoryResult, Text: strings.Repeat("é<&", lmp.MaxFrameBytes/4), Source: "gateway"},
+		lmp.TaskList{RequestID: "x", Limit: &limit},
+	}
+	ids := []*string{nil, &task, &odd}
+	for i, p := range payloads {
+		for _, id := range ids {
+			f := scopedOf(p, id, ids[(i+1)%len(ids)])
+			for _, seq := range []int64{0, 7, math.MaxInt64} {
+				for _, ts := range []time.Time{time.Unix(1764547200, 123456789), time.Unix(1764547200, 0), time.Unix(0, 1)} {
+					want, err := json.Marshal(lmp.Frame{V: lmp.Version, Seq: seq, TS: lmp.Timestamp(ts), Type: f.typ,
+						TaskID: f.taskID, RunID: f.runID, EventID: lmp.EventID(seq), Payload: f.payload})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := appendScoped(nil, f, seq, ts); !bytes.Equal(got, want) {
+						t.Errorf("%s, seq %d, ts %v:\n got %.300s\nwant %.300s", f.typ, seq, ts, got, want)
+					}
+				}
+			}
+		}
+	}
+	if got := appendScoped(nil, pingFrame, 3, time.Unix(2, 0)); string(got) != `{"v":1,"seq":3,"ts":2,"type":"ping","task_id":null,"run_id":null,"event_id":"e_3","payload":{}}` {
+		t.Errorf("ping: %s", got)
+	}
+}
+
 func TestEventPayloadThatDoesNotEncode(t *testing.T) {
 	if _, err := newEvent(lmp.TypeNotification, time.Now(), nil, nil, map[string]float64{"x": math.Inf(1)}); err == nil {
 		t.Fatal("an infinite number encoded as JSON")
@@ -131,4 +168,29 @@ func testEvent(typ string, ts time.Time, taskID, runID *string, payload any) *ev
 		panic(err)
 	}
 	return ev
+}
+
+// BenchmarkScopedFrame renders a task.list.result's frame the way
+// writeScoped does, and the way it did before (json.Marshal of lmp.Frame),
+// as the baseline of the same run.
+func BenchmarkScopedFrame(b *testing.B) {
+	task := "task_0123456789abcdef"
+	rows := make([]lmp.Task, 20)
+	for i := range rows {
+		rows[i] = lmp.Task{TaskID: task, Status: "live", Source: "loomi", Preview: "a message <with> some text", StartedAt: 1764547200.25}
+	}
+	f := scopedOf(lmp.TaskListResult{RequestID: "req-1", Tasks: rows}, nil, nil)
+	now := time.Unix(1764547200, 123456789)
+	b.Run("splice", func(b *testing.B) {
+		var buf []byte
+		for b.Loop() {
+			buf = appendScoped(buf[:0], f, 42, now)
+		}
+	})
+	b.Run("marshal", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = json.Marshal(lmp.Frame{V: lmp.Version, Seq: 42, TS: lmp.Timestamp(now), Type: f.typ,
+				TaskID: f.taskID, RunID: f.runID, EventID: lmp.EventID(42), Payload: f.payload})
+		}
+	})
 }
