@@ -30,3 +30,22 @@ func TestBudgetFollowsTheProfile(t *testing.T) {
 		t.Errorf("one spec more adds %v, want %v", more.Total()-spec.Total(), PerSpecAllowance)
 	}
 }
+
+// TestTimerSpecTimeoutFollowsTheTarget: a timer spec waits on its probe,
+// so its timeout covers every attempt of the longest probe of the target's
+// own timings, however long the target declares them, and the spec's
+// timings in a preview.
+func TestTimerSpecTimeoutFollowsTheTarget(t *testing.T) {
+	slowPings := lmp.Profile{PingInterval: time.Minute, PongTimeout: 10 * time.Second, MissedPongs: 3}.WithDefaults()
+	heartbeat := TimerAttempts * (time.Duration(slowPings.MissedPongs+2)*slowPings.PingInterval + slowPings.PongTimeout)
+	if got := timerSpecTimeout(&Target{Profile: slowPings}); got <= heartbeat {
+		t.Errorf("60 s pings: timer specs time out after %v, within two attempts of the heartbeat probe (%v)", got, heartbeat)
+	}
+	slowAuth := lmp.Profile{AuthTimeout: 5 * time.Minute}.WithDefaults()
+	if got := timerSpecTimeout(&Target{Profile: slowAuth}); got <= TimerAttempts*slowAuth.AuthTimeout {
+		t.Errorf("a 5 min auth timeout: timer specs time out after %v, within its two attempts", got)
+	}
+	if got := timerSpecTimeout(nil); got <= lmp.DefaultPairTTL {
+		t.Errorf("a preview's timer specs time out after %v, within the spec's token TTL", got)
+	}
+}

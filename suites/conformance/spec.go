@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 
+	"github.com/loomi-lmp/lmpkit/lmp"
 	"github.com/loomi-lmp/lmpkit/suites/rules"
 )
 
@@ -133,7 +134,7 @@ func (sp *Specs) It(ids string, level rules.Level, text string, body func(ginkgo
 	labels := append([]string{string(level)}, ruleIDs...)
 	args := []any{ginkgo.Label(labels...)}
 	needsDriver, needsEvents, timer, observesNothing, driverFirst := false, false, false, false, false
-	hasTimeout := false
+	var timeout time.Duration // the spec's own SpecTimeout, if any
 	all := append([]string{"section:" + sp.section.Label}, labels...)
 	for _, d := range decorators {
 		if l, ok := d.(ginkgo.Labels); ok {
@@ -146,14 +147,19 @@ func (sp *Specs) It(ids string, level rules.Level, text string, body func(ginkgo
 			}
 			all = append(all, l...)
 		}
-		if _, ok := d.(ginkgo.SpecTimeout); ok {
-			hasTimeout = true
+		if st, ok := d.(ginkgo.SpecTimeout); ok {
+			timeout = time.Duration(st)
+			continue
 		}
 		args = append(args, d)
 	}
-	if !hasTimeout {
-		args = append(args, ginkgo.SpecTimeout(DefaultSpecTimeout()))
+	if timeout == 0 {
+		timeout = DefaultSpecTimeout()
 	}
+	if timer {
+		timeout = max(timeout, timerSpecTimeout(sp.target))
+	}
+	args = append(args, ginkgo.SpecTimeout(timeout))
 	if timer {
 		timerSpecLabels = append(timerSpecLabels, all)
 	}
@@ -184,6 +190,20 @@ func (sp *Specs) It(ids string, level rules.Level, text string, body func(ginkgo
 	}
 	args = append(args, wrapped)
 	return ginkgo.It(leaf, args...)
+}
+
+// timerSpecTimeout is the least a timer spec's timeout can be for t: the
+// run's longest timer with every attempt of its probe (BudgetFor), and a
+// wait. A spec's own timeout covers the spec's timings; this one covers a
+// target that declares longer ones (flags, its driver), so that the spec
+// judges its probe instead of timing out. In a preview (t nil) the spec's
+// defaults stand in.
+func timerSpecTimeout(t *Target) time.Duration {
+	p := lmp.DefaultProfile()
+	if t != nil {
+		p = t.Profile
+	}
+	return BudgetFor(p, 0).Timers + Wait()
 }
 
 // timerSpecLabels are the labels of every timer spec of the declared
