@@ -25,6 +25,7 @@ const StallTick = 50 * time.Millisecond
 // keeps the worst.
 type StallWatch struct {
 	worst   atomic.Int64 // nanoseconds
+	due     time.Time    // when the pending tick is due; the goroutine's until done closes
 	stopped chan struct{}
 	done    chan struct{}
 }
@@ -34,7 +35,7 @@ func WatchStalls() *StallWatch {
 	w := &StallWatch{stopped: make(chan struct{}), done: make(chan struct{})}
 	// Armed before WatchStalls returns: a stall from then on is seen.
 	t := time.NewTimer(StallTick)
-	due := time.Now().Add(StallTick)
+	w.due = time.Now().Add(StallTick)
 	go func() {
 		defer close(w.done)
 		defer t.Stop()
@@ -44,10 +45,10 @@ func WatchStalls() *StallWatch {
 				return
 			case <-t.C:
 				now := time.Now()
-				if late := now.Sub(due); late > time.Duration(w.worst.Load()) {
+				if late := now.Sub(w.due); late > time.Duration(w.worst.Load()) {
 					w.worst.Store(int64(late))
 				}
-				due = now.Add(StallTick)
+				w.due = now.Add(StallTick)
 				t.Reset(StallTick)
 			}
 		}
@@ -56,11 +57,14 @@ func WatchStalls() *StallWatch {
 }
 
 // Stop ends the watch and returns the longest stall it saw: how much later
-// than due its timer fired at worst.
+// than due its timer fired at worst, or is now overdue. A stall that ends
+// just before Stop leaves the tick it delayed pending, and the watch's
+// goroutine may take the stop before that tick: the overdue tick still
+// counts.
 func (w *StallWatch) Stop() time.Duration {
 	close(w.stopped)
 	<-w.done
-	return time.Duration(w.worst.Load())
+	return max(time.Duration(w.worst.Load()), time.Since(w.due))
 }
 
 // Stalled says how a stall of worst spoiled an attempt, or is empty when
