@@ -158,11 +158,9 @@ func (sp *Specs) It(ids string, level rules.Level, text string, body func(ginkgo
 	}
 	if timer {
 		timeout = max(timeout, timerSpecTimeout(sp.target))
-	}
-	args = append(args, ginkgo.SpecTimeout(timeout))
-	if timer {
 		timerSpecLabels = append(timerSpecLabels, all)
 	}
+	args = append(args, ginkgo.SpecTimeout(timeout))
 	t := sp.target
 	leaf := "[" + strings.Join(ruleIDs, ",") + "] " + text
 	specIndex = append(specIndex, indexedSpec{all, sp.section.Title + " " + leaf})

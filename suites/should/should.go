@@ -46,17 +46,18 @@ func Pair(ctx context.Context, name string) (*conformance.Conn, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: mint a pairing token: %w", name, err)
 		}
-		return pairOn(ctx, name, tok, func(ctx context.Context) (*conformance.Conn, error) {
-			return conformance.Dial(ctx, name, nil)
-		})
+		return pairOn(ctx, name, tok, dialTarget(name))
 	})
 }
 
 // PairWith pairs a new device with token on a fresh connection (P-3, P-7).
 func PairWith(ctx context.Context, name, token string) (*conformance.Conn, error) {
-	return PairOn(ctx, name, token, func(ctx context.Context) (*conformance.Conn, error) {
-		return conformance.Dial(ctx, name, nil)
-	})
+	return PairOn(ctx, name, token, dialTarget(name))
+}
+
+// dialTarget dials the target's WebSocket for the connection name.
+func dialTarget(name string) func(context.Context) (*conformance.Conn, error) {
+	return func(ctx context.Context) (*conformance.Conn, error) { return conformance.Dial(ctx, name, nil) }
 }
 
 // PairOn is PairWith on a connection dial opens: at another URL, through
