@@ -176,38 +176,40 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 		c.sendError(lmp.CodeHermesUnavailable, "Hermes did not list sessions: "+err.Error(), p.RequestID)
 		return
 	}
-	tasks := make([]lmp.Task, 0, min(len(rows), limit))
-	for _, t := range c.s.tasksOf(rows) {
-		if filter != lmp.StatusFilterAll && t.Status != filter {
-			continue
-		}
-		if len(tasks) == limit {
-			break
-		}
-		tasks = append(tasks, t)
-	}
-	c.send(lmp.TaskListResult{RequestID: p.RequestID, Tasks: tasks}, nil, nil)
+	c.send(lmp.TaskListResult{RequestID: p.RequestID, Tasks: c.s.tasksOf(rows, filter, limit)}, nil, nil)
 }
 
-// tasksOf folds session rows, newest first, into one task per chat.
-func (s *Server) tasksOf(rows []hermes.SessionRow) []lmp.Task {
-	tasks := make([]lmp.Task, 0, len(rows))
-	at := make(map[string]int, len(rows)) // task id → its index in tasks
+// tasksOf folds session rows, newest first, into one task per chat, and
+// keeps the first limit tasks whose status passes filter. A chat's status
+// is its newest session's; its older sessions only widen its times and add
+// to its messages. So a chat is judged by the filter and the limit on its
+// first row, and a task is built only for a chat that is kept: a task.list
+// reads up to maxTaskList rows to answer for the first few chats.
+func (s *Server) tasksOf(rows []hermes.SessionRow, filter string, limit int) []lmp.Task {
+	tasks := make([]lmp.Task, 0, min(len(rows), limit))
+	at := make(map[string]int, len(rows)) // task id → its index in tasks, or leftOut
+	const leftOut = -1
 	for _, r := range rows {
-		t := taskOf(r)
+		id := r.ID
 		if chat, ok := s.runs.chatOfSession(r.ID); ok {
-			t.TaskID = chat
+			id = chat
 		}
-		i, seen := at[t.TaskID]
-		if !seen {
-			at[t.TaskID] = len(tasks)
+		i, seen := at[id]
+		switch {
+		case seen && i != leftOut:
+			merged := &tasks[i] // the chat's newer session
+			merged.StartedAt = min(merged.StartedAt, lmp.Timestamp(r.StartedAt))
+			merged.LastActive = max(merged.LastActive, lastActive(r))
+			merged.MessageCount += r.MessageCount
+		case seen:
+		case len(tasks) == limit || (filter != lmp.StatusFilterAll && statusOf(r) != filter):
+			at[id] = leftOut
+		default:
+			at[id] = len(tasks)
+			t := taskOf(r)
+			t.TaskID = id
 			tasks = append(tasks, t)
-			continue
 		}
-		merged := &tasks[i] // the chat's newer session
-		merged.StartedAt = min(merged.StartedAt, t.StartedAt)
-		merged.LastActive = max(merged.LastActive, t.LastActive)
-		merged.MessageCount += t.MessageCount
 	}
 	return tasks
 }
@@ -215,9 +217,9 @@ func (s *Server) tasksOf(rows []hermes.SessionRow) []lmp.Task {
 // taskOf maps a session row: live while ended_at is null.
 func taskOf(r hermes.SessionRow) lmp.Task {
 	t := lmp.Task{
-		TaskID: r.ID, Status: lmp.TaskStatusLive, Source: r.Source,
+		TaskID: r.ID, Status: statusOf(r), Source: r.Source,
 		StartedAt: lmp.Timestamp(r.StartedAt), MessageCount: r.MessageCount,
-		Preview: r.Preview, LastActive: lmp.Timestamp(r.LastActive),
+		Preview: r.Preview, LastActive: lastActive(r),
 	}
 	if r.Title != "" {
 		t.Title = lmp.Ref(r.Title)
@@ -226,12 +228,24 @@ func taskOf(r hermes.SessionRow) lmp.Task {
 		t.Model = lmp.Ref(r.Model)
 	}
 	if r.EndedAt != nil {
-		t.Status = lmp.TaskStatusEnded
 		ended := lmp.Timestamp(*r.EndedAt)
 		t.EndedAt = &ended
 	}
-	if r.LastActive.IsZero() {
-		t.LastActive = t.StartedAt
-	}
 	return t
+}
+
+// statusOf is a session row's task status: live while ended_at is null.
+func statusOf(r hermes.SessionRow) string {
+	if r.EndedAt != nil {
+		return lmp.TaskStatusEnded
+	}
+	return lmp.TaskStatusLive
+}
+
+// lastActive is a session row's last activity, its start when it has none.
+func lastActive(r hermes.SessionRow) float64 {
+	if r.LastActive.IsZero() {
+		return lmp.Timestamp(r.StartedAt)
+	}
+	return lmp.Timestamp(r.LastActive)
 }

@@ -92,8 +92,13 @@ func (sc *eventScratch) put() {
 // appendJSON appends v encoded as encoding/json encodes it. The values of
 // an envelope (a ts, plain ASCII names and ids, null) are appended
 // directly; anything else goes through json.Marshal.
-func appendJSON[T float64 | string | *string](dst []byte, v T) []byte {
+func appendJSON[T float64 | string | *string | *float64](dst []byte, v T) []byte {
 	switch v := any(v).(type) {
+	case *float64:
+		if v == nil {
+			return append(dst, "null"...)
+		}
+		return appendJSON(dst, *v)
 	case float64:
 		if a := math.Abs(v); a >= 1e-6 && a < 1e21 {
 			return strconv.AppendFloat(dst, v, 'f', -1, 64) // encoding/json's format in this range

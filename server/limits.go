@@ -31,10 +31,19 @@ var errFrameTooBig = errors.New("frame over the frame limit")
 // its longest strings are shortened, ending in cutMark, until the frame
 // fits. Sizes are measured encoded, escapes included.
 func encodePayload(p any, taskID, runID *string) (json.RawMessage, error) {
+	if r, ok := p.(lmp.TaskListResult); ok {
+		return fitPayload(appendTaskListResult(nil, r), taskID, runID)
+	}
 	raw, err := json.Marshal(p)
 	if err != nil {
 		return nil, err
 	}
+	return fitPayload(raw, taskID, runID)
+}
+
+// fitPayload returns an encoded payload as encodePayload does: whole when
+// its frame fits lmp.MaxFrameBytes, its longest strings shortened if not.
+func fitPayload(raw json.RawMessage, taskID, runID *string) (json.RawMessage, error) {
 	// The fast path, without encoding the ids: one byte escapes to at most six.
 	if len(raw)+envelopeReserve+maxEncodedLen(taskID)+maxEncodedLen(runID) <= lmp.MaxFrameBytes {
 		return raw, nil

@@ -1,0 +1,58 @@
+package server
+
+import (
+	"strconv"
+
+	"github.com/loomi-lmp/lmpkit/lmp"
+)
+
+// appendTaskListResult appends r as encoding/json writes it. task.list's
+// result is the largest reply the server sends, up to maxTaskList rows,
+// and the one a client can ask for most cheaply; json.Marshal spent more
+// time on it than on every other reply together. A field added to lmp.Task
+// or lmp.TaskListResult fails TestTaskListResultIsWhatEncodingJSONWrites
+// until it is appended here too.
+func appendTaskListResult(dst []byte, r lmp.TaskListResult) []byte {
+	dst = append(dst, `{"request_id":`...)
+	dst = appendJSON(dst, r.RequestID)
+	dst = append(dst, `,"tasks":`...)
+	if r.Tasks == nil {
+		dst = append(dst, "null"...)
+		return append(dst, '}')
+	}
+	dst = append(dst, '[')
+	for i, t := range r.Tasks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendTask(dst, t)
+	}
+	return append(dst, "]}"...)
+}
+
+// appendTask appends one task row as encoding/json writes it.
+func appendTask(dst []byte, t lmp.Task) []byte {
+	dst = append(dst, `{"task_id":`...)
+	dst = appendJSON(dst, t.TaskID)
+	dst = append(dst, `,"title":`...)
+	dst = appendJSON(dst, t.Title)
+	if t.Status != "" {
+		dst = append(dst, `,"status":`...)
+		dst = appendJSON(dst, t.Status)
+	}
+	dst = append(dst, `,"source":`...)
+	dst = appendJSON(dst, t.Source)
+	dst = append(dst, `,"model":`...)
+	dst = appendJSON(dst, t.Model)
+	dst = append(dst, `,"started_at":`...)
+	dst = appendJSON(dst, t.StartedAt)
+	dst = append(dst, `,"ended_at":`...)
+	dst = appendJSON(dst, t.EndedAt)
+	dst = append(dst, `,"message_count":`...)
+	dst = strconv.AppendInt(dst, int64(t.MessageCount), 10)
+	dst = append(dst, `,"preview":`...)
+	dst = appendJSON(dst, t.Preview)
+	dst = append(dst, `,"last_active":`...)
+	dst = appendJSON(dst, t.LastActive)
+	return append(dst, '}')
+}
