@@ -355,3 +355,16 @@ func BenchmarkDecodeClientFrame(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEscapedString decodes a session.send whose text is written in
+// escapes, as a fuzzer writes it: the tree's string scan and unescape.
+func BenchmarkEscapedString(b *testing.B) {
+	raw := []byte(`{"v":1,"type":"session.send","payload":{"request_id":"r1","text":"` + strings.Repeat(`\u00e9\u4E2D\n\"x`, 500) + `"}}`)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := DecodeClientFrame(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -381,6 +382,10 @@ func (t *jtree) str() (start, end int32, esc, ok bool) {
 	start = int32(t.pos)
 	for t.pos < len(t.raw) {
 		c := t.raw[t.pos]
+		if !stringStop[c] {
+			t.pos++
+			continue
+		}
 		switch {
 		case c == '"':
 			end = int32(t.pos)
@@ -415,25 +420,45 @@ func (t *jtree) str() (start, end int32, esc, ok bool) {
 	return 0, 0, false, false
 }
 
+// hex4 reads the four hex digits of a \u escape. A fuzzer writes whole
+// strings in escapes, so it looks the digits up rather than branching.
 func hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
+	d0, d1, d2, d3 := hexValue[b[0]], hexValue[b[1]], hexValue[b[2]], hexValue[b[3]]
+	if d0|d1|d2|d3 < 0 {
+		return 0, false
+	}
+	return rune(d0)<<12 | rune(d1)<<8 | rune(d2)<<4 | rune(d3), true
+}
+
+// stringStop marks the bytes that end a run of a string's plain bytes: its
+// closing quote, an escape, or a control byte, which JSON does not allow.
+var stringStop = func() (v [256]bool) {
+	for c := range 0x20 {
+		v[c] = true
+	}
+	v['"'], v['\\'] = true, true
+	return v
+}()
+
+// hexValue is the value of each hex digit, -1 for every other byte.
+var hexValue = func() (v [256]int8) {
+	for i := range v {
+		switch c := byte(i); {
 		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
+			v[i] = int8(c - '0')
 		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
+			v[i] = int8(c - 'a' + 10)
 		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
+			v[i] = int8(c - 'A' + 10)
 		default:
-			return 0, false
+			v[i] = -1
 		}
 	}
-	return r, true
-}
+	return v
+}()
 
 func utf16Surrogate(r rune) bool { return r >= 0xD800 && r < 0xE000 }
 
@@ -533,12 +558,13 @@ func (t *jtree) text(n int32, key bool) []byte {
 	from := len(t.buf)
 	src := t.raw[s:e]
 	for i := 0; i < len(src); {
-		c := src[i]
-		if c != '\\' {
-			t.buf = append(t.buf, c)
-			i++
-			continue
+		j := bytes.IndexByte(src[i:], '\\')
+		if j < 0 {
+			t.buf = append(t.buf, src[i:]...)
+			break
 		}
+		t.buf = append(t.buf, src[i:i+j]...) // the run before the escape
+		i += j
 		switch src[i+1] {
 		case 'b':
 			t.buf = append(t.buf, '\b')
