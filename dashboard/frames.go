@@ -99,34 +99,39 @@ func newFrameLog() *frameLog {
 }
 
 // observe records one frame. It runs on the server's connection
-// goroutines: it scans the frame once and never blocks.
+// goroutines: it scans a frame the server read once, takes the envelope
+// of one it wrote as the server gives it, and never blocks.
 func (l *frameLog) observe(of server.ObservedFrame) {
 	now := time.Now()
-	env := scanEnvelope(of.Data)
+	e := entry{at: lmp.Timestamp(now), conn: of.Conn, sent: of.Sent, size: len(of.Data)}
+	var typ, payload []byte // a scanned frame's; its type is interned under mu
+	if w := of.Envelope; of.Sent && w.Type != "" {
+		e.typ, e.seq, e.hasSeq, payload = w.Type, w.Seq, true, w.Payload
+		e.taskID, e.runID = lmp.Deref(w.TaskID), lmp.Deref(w.RunID)
+	} else {
+		env := scanEnvelope(of.Data)
+		typ, e.seq, e.hasSeq, payload = env.Type, env.Seq, env.HasSeq, env.Payload
+		e.taskID, e.runID = string(env.TaskID), string(env.RunID)
+	}
 	var device string
-	if typ := string(env.Type); typ == lmp.TypeHello || typ == lmp.TypeHelloOK {
-		device = l.learn(env.Payload)
-	}
-	e := entry{at: lmp.Timestamp(now), conn: of.Conn, sent: of.Sent, seq: env.Seq, hasSeq: env.HasSeq, size: len(of.Data)}
-	if env.TaskID != nil {
-		e.taskID = string(env.TaskID)
-	}
-	if env.RunID != nil {
-		e.runID = string(env.RunID)
+	if e.typ == lmp.TypeHello || e.typ == lmp.TypeHelloOK || string(typ) == lmp.TypeHello || string(typ) == lmp.TypeHelloOK {
+		device = l.learn(payload)
 	}
 	kept := of.Data[:min(len(of.Data), maxFrameText)]
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	e.typ = l.intern(env.Type)
+	if e.typ == "" {
+		e.typ = l.intern(typ)
+	}
 	e.data = l.hold(kept)
 	if device != "" {
 		l.bind(of.Conn, device)
 	}
 	e.device, _ = l.connDev.Get(of.Conn)
 	if a := l.devices[e.device]; a != nil {
-		if of.Sent && env.HasSeq && env.Seq > a.LastSeq {
-			a.LastSeq = env.Seq
+		if of.Sent && e.hasSeq && e.seq > a.LastSeq {
+			a.LastSeq = e.seq
 		}
 		if !of.Sent {
 			a.LastSeen = e.at

@@ -141,3 +141,52 @@ func FuzzScanEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// TestWrittenEnvelopeIndexesAsScanned: a frame the server wrote is indexed
+// from the Envelope the server hands over exactly as from a scan of its
+// bytes, secrets learned from hello.ok's payload included (S-1).
+func TestWrittenEnvelopeIndexesAsScanned(t *testing.T) {
+	const cred = "cred_SECRET_abcdef0123456789"
+	task, run := "task_1", "run_<1>"
+	written := []struct {
+		data []byte
+		env  server.Envelope
+	}{
+		{frame("hello.ok", 0, `{"device_id":"dev_a","credential":"`+cred+`"}`),
+			server.Envelope{Type: "hello.ok", TaskID: &task, Payload: []byte(`{"device_id":"dev_a","credential":"` + cred + `"}`)}},
+		{[]byte(`{"v":1,"seq":5,"ts":1,"type":"run.delta","task_id":"task_1","run_id":"run_\u003c1\u003e","event_id":"e_5","payload":{"text":"` + cred + `"}}`),
+			server.Envelope{Type: "run.delta", Seq: 5, TaskID: &task, RunID: &run, Payload: []byte(`{"text":"` + cred + `"}`)}},
+		{frame("pong", 5, `{}`), server.Envelope{Type: "pong", Seq: 5, TaskID: &task, Payload: []byte(`{}`)}},
+	}
+	scanned, given := newFrameLog(), newFrameLog()
+	for _, w := range written {
+		scanned.observe(server.ObservedFrame{Conn: 3, Sent: true, Data: w.data})
+		given.observe(server.ObservedFrame{Conn: 3, Sent: true, Data: w.data, Envelope: w.env})
+	}
+	a, _ := scanned.subscribe()
+	b, _ := given.subscribe()
+	if len(a) != len(written) || len(b) != len(written) {
+		t.Fatalf("%d and %d frames, want %d", len(a), len(b), len(written))
+	}
+	for i := range a {
+		a[i].At, b[i].At = 0, 0
+		if x, y := mustMarshal(t, a[i]), mustMarshal(t, b[i]); x != y {
+			t.Errorf("frame %d:\nscanned %s\n  given %s", i, x, y)
+		}
+		if strings.Contains(b[i].Text, cred) {
+			t.Errorf("credential not redacted: %s", b[i].Text)
+		}
+	}
+	if sa, sb := scanned.activity(), given.activity(); mustMarshal(t, sa) != mustMarshal(t, sb) || sb["dev_a"].LastSeq != 5 {
+		t.Errorf("activity scanned %s, given %s", mustMarshal(t, sa), mustMarshal(t, sb))
+	}
+}
+
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}

@@ -462,7 +462,7 @@ func (c *conn) writePing() error {
 func (c *conn) writeEvent(ev *event) error {
 	c.seq = ev.g - c.base
 	c.frame = ev.appendTo(c.frame[:0], c.base)
-	err := c.writeRaw(context.Background(), c.frame)
+	err := c.writeRaw(context.Background(), c.frame, ev.envelope(c.base))
 	if cap(c.frame) > maxKeptFrame {
 		c.frame = nil
 	}
@@ -477,7 +477,7 @@ func (c *conn) writeEvent(ev *event) error {
 // copy unchanged).
 func (c *conn) writeScoped(f scoped) error {
 	c.frame = appendScoped(c.frame[:0], f, c.seq, time.Now())
-	err := c.writeRaw(context.Background(), c.frame)
+	err := c.writeRaw(context.Background(), c.frame, Envelope{Type: f.typ, Seq: c.seq, TaskID: f.taskID, RunID: f.runID, Payload: f.payload})
 	if cap(c.frame) > maxKeptFrame {
 		c.frame = nil
 	}
@@ -511,11 +511,12 @@ func appendScoped(dst []byte, f scoped, seq int64, now time.Time) []byte {
 	return append(dst, '}')
 }
 
-// writeRaw writes one text frame; every frame the server sends passes
-// here. Frame writes take context.Background(), for which coder/websocket
-// sets up no timer or context: writeWatch bounds them instead.
-func (c *conn) writeRaw(ctx context.Context, b []byte) error {
-	c.observe(true, b)
+// writeRaw writes one text frame, whose envelope env is; every frame the
+// server sends passes here. Frame writes take context.Background(), for
+// which coder/websocket sets up no timer or context: writeWatch bounds
+// them instead.
+func (c *conn) writeRaw(ctx context.Context, b []byte, env Envelope) error {
+	c.observe(true, b, env)
 	err := c.ws.Write(ctx, websocket.MessageText, b)
 	c.watch.wrote()
 	return err
@@ -534,7 +535,7 @@ func (c *conn) writeFatal(k killReq) {
 				V: lmp.Version, Seq: c.seq, TS: lmp.Timestamp(time.Now()), Type: lmp.TypeError,
 				EventID: lmp.EventID(c.seq), Payload: raw,
 			})
-			_ = c.writeRaw(ctx, f)
+			_ = c.writeRaw(ctx, f, Envelope{Type: lmp.TypeError, Seq: c.seq, Payload: raw})
 			cancel()
 		}
 	}

@@ -19,10 +19,20 @@ import (
 // time into the connection's reused buffer (E-1, E-3): a delivery
 // allocates nothing.
 type event struct {
-	g    int64  // global index; a device's seq is g - device base (E-2)
-	typ  string // frame type, for logs and tests
-	mid  []byte // `,"ts":…,"type":…,"task_id":…,"run_id":…,"event_id":"e_`
-	tail []byte // `","payload":…}`
+	g             int64  // global index; a device's seq is g - device base (E-2)
+	typ           string // frame type
+	taskID, runID *string
+	mid           []byte // `,"ts":…,"type":…,"task_id":…,"run_id":…,"event_id":"e_`
+	tail          []byte // `","payload":…}`
+}
+
+// payloadTail is how the tail of an event starts, before its payload.
+const payloadTail = `","payload":`
+
+// envelope is the event's envelope as a device with the given base sees
+// it, for Config.Observer.
+func (e *event) envelope(base int64) Envelope {
+	return Envelope{Type: e.typ, Seq: e.g - base, TaskID: e.taskID, RunID: e.runID, Payload: e.tail[len(payloadTail) : len(e.tail)-1]}
 }
 
 var eventHead = []byte(`{"v":1,"seq":`)
@@ -47,7 +57,7 @@ func newEvent(typ string, ts time.Time, taskID, runID *string, payload any) (*ev
 	b = appendJSON(b, runID)
 	b = append(b, `,"event_id":"e_`...)
 	k := len(b)
-	b = append(b, `","payload":`...)
+	b = append(b, payloadTail...)
 	sc.buf.Write(b)
 	if err := sc.enc.Encode(payload); err != nil {
 		return nil, err
@@ -65,7 +75,7 @@ func newEvent(typ string, ts time.Time, taskID, runID *string, payload any) (*ev
 	}
 	sc.buf.WriteByte('}')
 	buf := bytes.Clone(sc.buf.Bytes())
-	return &event{typ: typ, mid: buf[:k:k], tail: buf[k:]}, nil
+	return &event{typ: typ, taskID: taskID, runID: runID, mid: buf[:k:k], tail: buf[k:]}, nil
 }
 
 // eventScratch is where newEvent encodes an event before copying it out.

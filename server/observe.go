@@ -17,11 +17,26 @@ type ObservedFrame struct {
 	// or credential, hello.ok's credential): redact before showing it
 	// (S-1). It is only valid during the call.
 	Data []byte
+	// Envelope is, for a frame the server wrote, what it wrote into the
+	// frame's envelope, so that an observer need not scan Data to index
+	// the frame. It is the zero Envelope for a frame the server read:
+	// only Data tells what a peer sent.
+	Envelope Envelope
+}
+
+// Envelope is the envelope of a frame the server wrote.
+type Envelope struct {
+	Type          string
+	Seq           int64
+	TaskID, RunID *string // nil where the frame has null
+	// Payload is the frame's payload as written, which may hold secrets
+	// like Data. It is only valid during the call.
+	Payload []byte
 }
 
 // observe hands a frame to Config.Observer, if any.
-func (c *conn) observe(sent bool, data []byte) {
+func (c *conn) observe(sent bool, data []byte, env Envelope) {
 	if o := c.s.cfg.Observer; o != nil {
-		o(ObservedFrame{Conn: c.id, Sent: sent, Data: data})
+		o(ObservedFrame{Conn: c.id, Sent: sent, Data: data, Envelope: env})
 	}
 }

@@ -127,7 +127,7 @@ func (c *conn) readLoop() (tooBig bool) {
 			}
 			return false
 		}
-		c.observe(false, data)
+		c.observe(false, data, Envelope{})
 		if c.dead.Load() {
 			continue
 		}
