@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strings"
 	"sync"
 
@@ -23,10 +24,21 @@ type secretSet struct {
 	owner map[string]string    // secret → owner label (device id, or "token")
 	index map[[4]byte][]string // first four bytes → secrets
 	order []string
-	// starts has a bit set for the first two bytes of every secret added:
-	// most positions of a frame are passed over by one bit test instead
-	// of a map lookup. Bits are never cleared (a stale one costs a lookup).
-	starts [1 << 16 / 64]uint64
+	// starts has a bit set for a hash of the first four bytes of every
+	// secret added: most positions of a frame are passed over by one bit
+	// test instead of a map lookup. Secrets are base64url text like much
+	// of a frame, so a filter on two bytes (4,096 pairs) let most
+	// positions through once the set filled; 2^20 bits let about 0.4 %
+	// through at maxSecrets. Bits are never cleared (a stale one costs a
+	// lookup).
+	starts [1 << startBits / 64]uint64
+}
+
+const startBits = 20
+
+// startHash hashes the four bytes a secret starts with to startBits bits.
+func startHash(b []byte) uint32 {
+	return binary.LittleEndian.Uint32(b) * 0x9E3779B1 >> (32 - startBits)
 }
 
 func newSecretSet() *secretSet {
@@ -49,8 +61,8 @@ func (s *secretSet) add(secret, owner string) {
 	s.owner[secret] = owner
 	k := [4]byte([]byte(secret[:4]))
 	s.index[k] = append(s.index[k], secret)
-	p := uint16(secret[0])<<8 | uint16(secret[1])
-	s.starts[p/64] |= 1 << (p % 64)
+	h := startHash(k[:])
+	s.starts[h/64] |= 1 << (h % 64)
 	s.order = append(s.order, secret)
 }
 
@@ -72,7 +84,7 @@ func (s *secretSet) find(data []byte) []string {
 	defer s.mu.RUnlock()
 	var found []string
 	for i := 0; i+minSecret <= len(data); i++ {
-		if p := uint16(data[i])<<8 | uint16(data[i+1]); s.starts[p/64]&(1<<(p%64)) == 0 {
+		if h := startHash(data[i:]); s.starts[h/64]&(1<<(h%64)) == 0 {
 			continue
 		}
 		cands, ok := s.index[[4]byte(data[i:i+4])]
