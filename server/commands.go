@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/hermes"
@@ -187,7 +188,11 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 // reads up to maxTaskList rows to answer for the first few chats.
 func (s *Server) tasksOf(rows []hermes.SessionRow, filter string, limit int) []lmp.Task {
 	tasks := make([]lmp.Task, 0, min(len(rows), limit))
-	at := make(map[string]int, len(rows)) // task id → its index in tasks, or leftOut
+	at := taskIndexes.Get().(map[string]int) // task id → its index in tasks, or leftOut
+	defer func() {
+		clear(at)
+		taskIndexes.Put(at)
+	}()
 	const leftOut = -1
 	for _, r := range rows {
 		id := r.ID
@@ -213,6 +218,10 @@ func (s *Server) tasksOf(rows []hermes.SessionRow, filter string, limit int) []l
 	}
 	return tasks
 }
+
+// taskIndexes holds the maps tasksOf indexes chats with, cleared: a
+// task.list would otherwise allocate one of up to maxTaskList entries.
+var taskIndexes = sync.Pool{New: func() any { return make(map[string]int, maxTaskList) }}
 
 // taskOf maps a session row: live while ended_at is null.
 func taskOf(r hermes.SessionRow) lmp.Task {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
@@ -13,6 +14,7 @@ import (
 // or lmp.TaskListResult fails TestTaskListResultIsWhatEncodingJSONWrites
 // until it is appended here too.
 func appendTaskListResult(dst []byte, r lmp.TaskListResult) []byte {
+	dst = slices.Grow(dst, 64+len(r.Tasks)*taskRowSize)
 	dst = append(dst, `{"request_id":`...)
 	dst = appendJSON(dst, r.RequestID)
 	dst = append(dst, `,"tasks":`...)
@@ -29,6 +31,10 @@ func appendTaskListResult(dst []byte, r lmp.TaskListResult) []byte {
 	}
 	return append(dst, "]}"...)
 }
+
+// taskRowSize is about what a task row takes encoded, with a preview of
+// 60 characters, so that a result is mostly written in one allocation.
+const taskRowSize = 320
 
 // appendTask appends one task row as encoding/json writes it.
 func appendTask(dst []byte, t lmp.Task) []byte {
