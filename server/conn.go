@@ -66,14 +66,18 @@ type conn struct {
 	ready    chan struct{} // 1-slot: wakes the writer (new event, new reply)
 	kill     chan killReq  // at most one fatal close
 	killOnce sync.Once
-	dying    chan struct{} // closed by the fatal close: stop waiting for room
-	gone     chan struct{} // closed when the reader ends
-	requests chan request  // taken frames for the request goroutine
-	served   chan struct{} // closed when the request goroutine ends
-	wrote    chan struct{} // closed when the writer ends
-	dead     atomic.Bool   // failing or gone: queue nothing more
-	authed   atomic.Bool
-	lastPong atomic.Int64 // unix nanos of the last client pong (note 8)
+	// closeBound is the fatal close's bound, ended says the connection is
+	// closed (end).
+	closeBound atomic.Pointer[time.Timer]
+	ended      atomic.Bool
+	dying      chan struct{} // closed by the fatal close: stop waiting for room
+	gone       chan struct{} // closed when the reader ends
+	requests   chan request  // taken frames for the request goroutine
+	served     chan struct{} // closed when the request goroutine ends
+	wrote      chan struct{} // closed when the writer ends
+	dead       atomic.Bool   // failing or gone: queue nothing more
+	authed     atomic.Bool
+	lastPong   atomic.Int64 // unix nanos of the last client pong (note 8)
 	// pingDue asks the writer for a server ping, written ahead of the
 	// events and replies still to be written (sendPing); pinged then gets a
 	// token, and pingWritten the write's time (unix nanos).
@@ -274,8 +278,24 @@ func (c *conn) failWith(k killReq) {
 		// or the close handshake; it is dropped after closeBound. Not
 		// sooner: a writer stuck behind a slow peer that still reads must
 		// finish its frame and send the close, or the peer sees a bare EOF.
-		time.AfterFunc(closeBound, func() { c.ws.CloseNow() })
+		c.closeBound.Store(time.AfterFunc(closeBound, func() { c.ws.CloseNow() }))
+		if c.ended.Load() {
+			c.closeBound.Load().Stop()
+		}
 	})
+}
+
+// end stops the fatal close's bound once the connection is closed. The
+// timer would otherwise keep the connection, its buffers and its queue
+// reachable for closeBound after its end: under a fuzzer, whose every
+// episode ends in a fatal error, thousands of dead connections. With
+// failWith it is the pair of a store and a load each, so that whichever
+// runs second stops the timer.
+func (c *conn) end() {
+	c.ended.Store(true)
+	if t := c.closeBound.Load(); t != nil {
+		t.Stop()
+	}
 }
 
 // writeLoop owns every write. A pending kill wins over everything else,

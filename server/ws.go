@@ -82,6 +82,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		_ = c.ws.Close(websocket.StatusMessageTooBig, "")
 	}
 	c.ws.CloseNow()
+	c.end()
 	c.logEnd(time.Since(opened))
 	// A request still waiting on Hermes finishes, so that its result is
 	// kept for the device's retry (I-1); Shutdown waits for it too.
