@@ -21,6 +21,7 @@ import (
 )
 
 func main() {
+	tuneGC()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
