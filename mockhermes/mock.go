@@ -107,7 +107,9 @@ type Mock struct {
 	chats     map[string]*chat       // by chat id
 	rows      map[string]*sessionRow // the session store, by session id
 	byStart   []*sessionRow          // the same rows, oldest first (sessionOrder): list_sessions_rich pages from the end
-	approvals map[string][]*approval // pending, oldest first, by session key
+	// sessionCap is maxSessions, lowered by tests.
+	sessionCap int
+	approvals  map[string][]*approval // pending, oldest first, by session key
 	// Patterns granted for a session ("session") or for good ("always"):
 	// their commands run without asking again.
 	grantedSession map[string]map[string]bool // by session key, pattern key
@@ -138,11 +140,12 @@ func New(opts Options) *Mock {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Mock{
 		opts: opts, log: log, ctx: ctx, cancel: cancel,
-		random:    func(b []byte) { _, _ = rand.Read(b) },
-		scenarios: builtinScenarios(),
-		chats:     make(map[string]*chat),
-		rows:      make(map[string]*sessionRow),
-		approvals: make(map[string][]*approval),
+		random:     func(b []byte) { _, _ = rand.Read(b) },
+		scenarios:  builtinScenarios(),
+		chats:      make(map[string]*chat),
+		rows:       make(map[string]*sessionRow),
+		approvals:  make(map[string][]*approval),
+		sessionCap: maxSessions,
 
 		grantedSession: make(map[string]map[string]bool),
 		grantedAlways:  make(map[string]bool),

@@ -79,8 +79,42 @@ func (m *Mock) rowLocked(id, source string) *sessionRow {
 		// here on. A new row is almost always the newest, at the end.
 		i, _ := slices.BinarySearchFunc(m.byStart, r, sessionOrder)
 		m.byStart = slices.Insert(m.byStart, i, r)
+		m.forgetOldestLocked(r)
 	}
 	return r
+}
+
+// maxSessions bounds the mock's session store. Hermes keeps every session
+// on disk; the mock keeps them in memory, with each chat's history, and a
+// fuzz campaign starts thousands a minute: without a bound a long campaign
+// grows the server without end. list_sessions_rich reads from the newest,
+// and task.list asks for 200 at most.
+const maxSessions = 10000
+
+// forgetOldestLocked drops the oldest rows while the store holds more than
+// m.sessionCap, never kept, the row just made. A chat whose current
+// session goes is forgotten with it, and starts over in a new session if
+// it speaks again. A chat with a turn playing or waiting keeps its session
+// and everything newer: the store shrinks once the turn is over.
+func (m *Mock) forgetOldestLocked(kept *sessionRow) {
+	for len(m.byStart) > m.sessionCap {
+		r := m.byStart[0]
+		if r == kept {
+			return
+		}
+		if o := r.row.Origin; o.ChatID != "" {
+			if c := m.chats[o.ChatID]; c != nil && c.sessionID == r.row.ID {
+				if c.cur != nil || len(c.queue) > 0 || len(m.approvals[c.key]) > 0 {
+					return
+				}
+				delete(m.chats, c.id)
+				delete(m.grantedSession, c.key)
+			}
+		}
+		delete(m.rows, r.row.ID)
+		m.byStart[0] = nil
+		m.byStart = m.byStart[1:]
+	}
 }
 
 // sessionOrder orders rows oldest first, by start and then by id.
