@@ -497,12 +497,19 @@ func (c *conn) writeEvent(ev *event) error {
 // copy unchanged).
 func (c *conn) writeScoped(f scoped) error {
 	c.frame = appendScoped(c.frame[:0], f, c.seq, time.Now())
-	err := c.writeRaw(context.Background(), c.frame, Envelope{Type: f.typ, Seq: c.seq, TaskID: f.taskID, RunID: f.runID, Payload: f.payload})
+	payload := f.payload
+	if payload == nil {
+		payload = nullPayload // as appendScoped writes it
+	}
+	err := c.writeRaw(context.Background(), c.frame, Envelope{Type: f.typ, Seq: c.seq, TaskID: f.taskID, RunID: f.runID, Payload: payload})
 	if cap(c.frame) > maxKeptFrame {
 		c.frame = nil
 	}
 	return err
 }
+
+// nullPayload is the payload of a scoped frame without one.
+var nullPayload = json.RawMessage("null")
 
 // appendScoped appends the frame f as seq at now. Like every frame it
 // carries the full envelope (E-1), its event_id rendered from the same seq
@@ -524,7 +531,7 @@ func appendScoped(dst []byte, f scoped, seq int64, now time.Time) []byte {
 	dst = append(dst, dst[from:n]...)
 	dst = append(dst, `","payload":`...)
 	if f.payload == nil {
-		dst = append(dst, "null"...)
+		dst = append(dst, nullPayload...)
 	} else {
 		dst = append(dst, f.payload...)
 	}
