@@ -14,6 +14,7 @@ import (
 	"bufio"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -91,6 +92,40 @@ func (c *Conn) Release(deadline time.Time) error {
 	}
 	_, err := c.Conn.Write(*c.pending)
 	return err
+}
+
+// closeFlushTimeout bounds the write of what Close finds held.
+const closeFlushTimeout = time.Second
+
+// closeLockTries is how often Close yields for mu before it closes
+// without writing what is held.
+const closeLockTries = 100
+
+// Close writes what is held, then closes the connection. coder/websocket
+// answers a peer's close frame and closes the connection at once, from its
+// reader: a writer holding a burst then still held the answer, and the
+// peer saw the connection end without a close handshake. The write is
+// bounded by closeFlushTimeout. A write under way holds mu, and may be
+// stuck on a peer that reads nothing, which closing is what ends: Close
+// yields for mu closeLockTries times, then closes without writing.
+func (c *Conn) Close() error {
+	locked := c.mu.TryLock()
+	for i := 0; !locked && i < closeLockTries; i++ {
+		runtime.Gosched()
+		locked = c.mu.TryLock()
+	}
+	if locked {
+		if c.pending != nil {
+			if len(*c.pending) > 0 {
+				_ = c.Conn.SetWriteDeadline(time.Now().Add(closeFlushTimeout))
+				_, _ = c.Conn.Write(*c.pending)
+			}
+			c.giveBack()
+		}
+		c.held = false
+		c.mu.Unlock()
+	}
+	return c.Conn.Close()
 }
 
 // giveBack returns the pending buffer to the pool. Under mu.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -199,18 +200,7 @@ func TestHijackedHoldsAWebSocketServersWrites(t *testing.T) {
 	}
 	ll := &logListener{Listener: ln, conns: make(chan *writeLog, 1)}
 	frames := []string{"one", "two", "three"}
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := &Hijacked{ResponseWriter: w}
-		ws, err := websocket.Accept(h, r, nil)
-		if err != nil {
-			t.Errorf("accept: %v", err)
-			return
-		}
-		defer ws.CloseNow()
-		if h.Conn == nil {
-			t.Error("Hijacked.Conn is nil after the upgrade")
-			return
-		}
+	srv := httptest.NewUnstartedServer(acceptHijacked(t, func(h *Hijacked, ws *websocket.Conn, r *http.Request) {
 		h.Conn.Hold()
 		for _, f := range frames {
 			if err := ws.Write(r.Context(), websocket.MessageText, []byte(f)); err != nil {
@@ -248,4 +238,74 @@ func TestHijackedHoldsAWebSocketServersWrites(t *testing.T) {
 	if len(writes) != 2 || !strings.HasPrefix(string(writes[0]), "HTTP/1.1 101") || len(writes[1]) != 2*3+len("onetwothree") {
 		t.Fatalf("the server's socket was written %d times: %q; want the upgrade's answer and one write of the three frames", len(writes), writes)
 	}
+}
+
+// TestCloseWritesWhatIsHeld: coder/websocket answers a peer's close frame
+// and closes the connection at once, from its reader. With the writer
+// holding a burst, the answer was held and dropped by the close: the peer
+// saw the connection end without a close handshake.
+func TestCloseWritesWhatIsHeld(t *testing.T) {
+	srv := httptest.NewServer(acceptHijacked(t, func(h *Hijacked, ws *websocket.Conn, r *http.Request) {
+		h.Conn.Hold() // a burst under way, never released
+		_, _, _ = ws.Read(r.Context())
+	}))
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if err := ws.Close(websocket.StatusNormalClosure, ""); err != nil {
+		t.Fatalf("close handshake: %v", err)
+	}
+}
+
+// TestCloseEndsAStuckWrite: a write stuck on a peer that reads nothing
+// holds the Conn's lock; Close does not wait for it, and the write fails.
+func TestCloseEndsAStuckWrite(t *testing.T) {
+	w, r := pipePair(t)
+	defer r.Close()
+	c := New(w)
+	failed := make(chan error, 1)
+	go func() {
+		big := make([]byte, 64<<20) // more than the socket buffers take
+		_, err := c.Write(big)
+		failed <- err
+	}()
+	// The write holds the lock once it is under way.
+	for c.mu.TryLock() {
+		c.mu.Unlock()
+		runtime.Gosched()
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Close waited for the stuck write")
+	}
+	if err := <-failed; err == nil {
+		t.Fatal("the stuck write succeeded after Close")
+	}
+}
+
+// acceptHijacked is a handler that upgrades through a Hijacked writer and
+// hands the connection to serve, closing it after.
+func acceptHijacked(t *testing.T, serve func(h *Hijacked, ws *websocket.Conn, r *http.Request)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := &Hijacked{ResponseWriter: w}
+		ws, err := websocket.Accept(h, r, nil)
+		if err != nil {
+			t.Errorf("accept: %v", err)
+			return
+		}
+		defer ws.CloseNow()
+		if h.Conn == nil {
+			t.Error("Hijacked.Conn is nil after the upgrade")
+			return
+		}
+		serve(h, ws, r)
+	})
 }
