@@ -8,8 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
+	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -120,76 +120,11 @@ func appendJSON[T float64 | string | *string | *float64](dst []byte, v T) []byte
 		}
 		return appendJSON(dst, *v)
 	case string:
-		return appendString(dst, v)
+		return jsonscan.AppendString(dst, v, true) // as json.Marshal writes it
 	}
 	raw, _ := json.Marshal(v)
 	return append(dst, raw...)
 }
-
-// appendString appends s as a JSON string the way encoding/json writes it:
-// the HTML characters <, > and & and the control bytes as \u00xx (with \b,
-// \f, \n, \r and \t short), U+2028 and U+2029 escaped, and each byte of
-// invalid UTF-8 as \ufffd. TestAppendStringIsWhatEncodingJSONWrites holds
-// it to json.Marshal.
-func appendString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0 // the first byte not yet appended
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if !jsonEscaped[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// jsonEscaped marks the ASCII bytes encoding/json escapes in a string.
-var jsonEscaped = func() (v [utf8.RuneSelf]bool) {
-	for c := range 0x20 {
-		v[c] = true
-	}
-	v['"'], v['\\'], v['<'], v['>'], v['&'] = true, true, true, true, true
-	return v
-}()
 
 // appendTo appends the frame as the device with the given base sees it.
 func (e *event) appendTo(dst []byte, base int64) []byte {

@@ -161,36 +161,3 @@ func TestTasksOfFoldsBeforeItFilters(t *testing.T) {
 		t.Errorf("chat_b's last_active %v, want its newest session's %v", tasks[0].LastActive, lmp.Timestamp(at(45)))
 	}
 }
-
-// TestAppendStringIsWhatEncodingJSONWrites holds appendString to
-// json.Marshal: every byte alone, every rune of the Basic Multilingual
-// Plane alone, and random strings of ASCII, runes that encoding/json
-// escapes and bytes that are no UTF-8.
-func TestAppendStringIsWhatEncodingJSONWrites(t *testing.T) {
-	check := func(s string) {
-		t.Helper()
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := appendString([]byte("x"), s); !bytes.Equal(got[1:], want) || got[0] != 'x' {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got[1:], want)
-		}
-	}
-	for b := range 256 {
-		check(string([]byte{byte(b)}))
-	}
-	for r := range rune(0x10000) {
-		check(string(r))
-	}
-	pieces := []string{"a", "Z", " ", "\"", "\\", "/", "<", ">", "&", "\x00", "\x1f", "\x7f", "\b", "\f", "\n", "\r", "\t",
-		"é", "中", "🙂", "\u2028", "\u2029", "\ufffd", "\xff", "\x80", "\xc3", "\xe4\xb8", "\xed\xa0\x80", "\xf4\x90\x80\x80"}
-	rng := rand.New(rand.NewPCG(3, 25))
-	for range 20000 {
-		var sb []byte
-		for range rng.IntN(12) {
-			sb = append(sb, pieces[rng.IntN(len(pieces))]...)
-		}
-		check(string(sb))
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -67,7 +68,7 @@ var longFillers = sync.OnceValue(func() *fillers {
 		zeros: strings.Repeat("0,", maxZeros),
 	}
 	for _, u := range hugeUnits {
-		enc, _ := appendString(nil, u)
+		enc := jsonscan.AppendString(nil, u, false)
 		f.huge = append(f.huge, strings.Repeat(string(enc[1:len(enc)-1]), maxHugeUnits))
 	}
 	for i, n := range nestings {

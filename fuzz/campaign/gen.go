@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
 
@@ -293,7 +293,7 @@ func appendJSON(b []byte, v any) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(b, v), true
 	case string:
-		return appendString(b, v)
+		return jsonscan.AppendString(b, v, false), true
 	case int64:
 		return strconv.AppendInt(b, v, 10), true
 	case int:
@@ -309,11 +309,8 @@ func appendJSON(b []byte, v any) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
+			b = append(jsonscan.AppendString(b, k, false), ':')
 			var ok bool
-			if b, ok = appendString(b, k); !ok {
-				return b, false
-			}
-			b = append(b, ':')
 			if b, ok = appendJSON(b, v[k]); !ok {
 				return b, false
 			}
@@ -333,61 +330,6 @@ func appendJSON(b []byte, v any) ([]byte, bool) {
 		return append(b, ']'), true
 	}
 	return appendByEncodingJSON(b, v)
-}
-
-// appendString writes s as a JSON string the way encoding/json does
-// without HTML escaping: ", \\ and control characters escaped (\b \f \n
-// \r \t short), U+2028 and U+2029 escaped, invalid UTF-8 replaced by
-// \ufffd.
-func appendString(b []byte, s string) ([]byte, bool) {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"'), true
 }
 
 func appendByEncodingJSON(b []byte, v any) ([]byte, bool) {
