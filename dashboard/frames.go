@@ -105,8 +105,8 @@ func (l *frameLog) observe(of server.ObservedFrame) {
 	now := time.Now()
 	e := entry{at: lmp.Timestamp(now), conn: of.Conn, sent: of.Sent, size: len(of.Data)}
 	var typ, payload []byte // a scanned frame's; its type is interned under mu
-	if w := of.Envelope; of.Sent && w.Type != "" {
-		e.typ, e.seq, e.hasSeq, payload = w.Type, w.Seq, true, w.Payload
+	if w := of.Envelope; w.Type != "" {
+		e.typ, e.seq, e.hasSeq, payload = w.Type, w.Seq, of.Sent, w.Payload
 		e.taskID, e.runID = lmp.Deref(w.TaskID), lmp.Deref(w.RunID)
 	} else {
 		env := scanEnvelope(of.Data)

@@ -142,42 +142,60 @@ func FuzzScanEnvelope(f *testing.F) {
 	})
 }
 
-// TestWrittenEnvelopeIndexesAsScanned: a frame the server wrote is indexed
-// from the Envelope the server hands over exactly as from a scan of its
-// bytes, secrets learned from hello.ok's payload included (S-1).
-func TestWrittenEnvelopeIndexesAsScanned(t *testing.T) {
+// TestGivenEnvelopeIndexesAsScanned: a frame is indexed from the Envelope
+// the server hands over exactly as from a scan of its bytes: one it wrote,
+// and one it read and decoded as a client frame (type and payload only).
+// Secrets are learned from a given payload too: hello.ok's credential, a
+// hello's token (S-1).
+func TestGivenEnvelopeIndexesAsScanned(t *testing.T) {
 	const cred = "cred_SECRET_abcdef0123456789"
+	const token = "tok_SECRET_9876543210fedcba"
 	task, run := "task_1", "run_<1>"
-	written := []struct {
+	frames := []struct {
+		sent bool
 		data []byte
 		env  server.Envelope
 	}{
-		{frame("hello.ok", 0, `{"device_id":"dev_a","credential":"`+cred+`"}`),
+		{true, frame("hello.ok", 0, `{"device_id":"dev_a","credential":"`+cred+`"}`),
 			server.Envelope{Type: "hello.ok", TaskID: &task, Payload: []byte(`{"device_id":"dev_a","credential":"` + cred + `"}`)}},
-		{[]byte(`{"v":1,"seq":5,"ts":1,"type":"run.delta","task_id":"task_1","run_id":"run_\u003c1\u003e","event_id":"e_5","payload":{"text":"` + cred + `"}}`),
+		{true, []byte(`{"v":1,"seq":5,"ts":1,"type":"run.delta","task_id":"task_1","run_id":"run_\u003c1\u003e","event_id":"e_5","payload":{"text":"` + cred + `"}}`),
 			server.Envelope{Type: "run.delta", Seq: 5, TaskID: &task, RunID: &run, Payload: []byte(`{"text":"` + cred + `"}`)}},
-		{frame("pong", 5, `{}`), server.Envelope{Type: "pong", Seq: 5, TaskID: &task, Payload: []byte(`{}`)}},
+		{true, frame("pong", 5, `{}`), server.Envelope{Type: "pong", Seq: 5, TaskID: &task, Payload: []byte(`{}`)}},
+		{false, []byte(`{"v":1,"type":"session.send","payload":{"text":"` + cred + `","request_id":"r1"}}`),
+			server.Envelope{Type: "session.send", Payload: []byte(`{"text":"` + cred + `","request_id":"r1"}`)}},
+		{false, []byte(` { "payload" : { "protocol_version" : 1, "token" : "` + token + `" } , "type" : "hello" , "v" : 1 } `),
+			server.Envelope{Type: "hello", Payload: []byte(`{ "protocol_version" : 1, "token" : "` + token + `" }`)}},
 	}
 	scanned, given := newFrameLog(), newFrameLog()
-	for _, w := range written {
-		scanned.observe(server.ObservedFrame{Conn: 3, Sent: true, Data: w.data})
-		given.observe(server.ObservedFrame{Conn: 3, Sent: true, Data: w.data, Envelope: w.env})
+	for _, f := range frames {
+		scanned.observe(server.ObservedFrame{Conn: 3, Sent: f.sent, Data: f.data})
+		given.observe(server.ObservedFrame{Conn: 3, Sent: f.sent, Data: f.data, Envelope: f.env})
 	}
 	a, _ := scanned.subscribe()
 	b, _ := given.subscribe()
-	if len(a) != len(written) || len(b) != len(written) {
-		t.Fatalf("%d and %d frames, want %d", len(a), len(b), len(written))
+	if len(a) != len(frames) || len(b) != len(frames) {
+		t.Fatalf("%d and %d frames, want %d", len(a), len(b), len(frames))
 	}
 	for i := range a {
 		a[i].At, b[i].At = 0, 0
 		if x, y := mustMarshal(t, a[i]), mustMarshal(t, b[i]); x != y {
 			t.Errorf("frame %d:\nscanned %s\n  given %s", i, x, y)
 		}
-		if strings.Contains(b[i].Text, cred) {
-			t.Errorf("credential not redacted: %s", b[i].Text)
+		if strings.Contains(b[i].Text, cred) || strings.Contains(b[i].Text, token) {
+			t.Errorf("secret not redacted: %s", b[i].Text)
 		}
 	}
-	if sa, sb := scanned.activity(), given.activity(); mustMarshal(t, sa) != mustMarshal(t, sb) || sb["dev_a"].LastSeq != 5 {
+	sa, sb := scanned.activity(), given.activity()
+	for _, act := range []map[string]Activity{sa, sb} {
+		for dev, d := range act {
+			if d.LastSeen == 0 {
+				t.Errorf("%s: a frame read from it did not set last_seen", dev)
+			}
+			d.LastSeen = 0 // the time each log read it
+			act[dev] = d
+		}
+	}
+	if mustMarshal(t, sa) != mustMarshal(t, sb) || sb["dev_a"].LastSeq != 5 {
 		t.Errorf("activity scanned %s, given %s", mustMarshal(t, sa), mustMarshal(t, sb))
 	}
 }

@@ -38,3 +38,14 @@ var clientPayloads = map[string]func() any{
 func derefPayload(p any) Payload {
 	return reflect.ValueOf(p).Elem().Interface().(Payload)
 }
+
+// ClientPayloadType returns the Go type of the payload of a client frame
+// type (lmp.Hello for "hello"), and false for a type that is not one of §4's
+// client frames.
+func ClientPayloadType(frameType string) (reflect.Type, bool) {
+	newPayload, ok := clientPayloads[frameType]
+	if !ok {
+		return nil, false
+	}
+	return reflect.TypeOf(newPayload()).Elem(), true
+}

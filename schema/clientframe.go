@@ -23,21 +23,9 @@ import (
 // lmp.Unmarshal would drop, an envelope field of the wrong type, input the
 // tree leaves to the reference), lmp.Unmarshal and ValidateFrame decide.
 func DecodeClientFrame(raw []byte) (lmp.ClientFrame, []Error, error) {
-	return decodeClientFrame(raw, false)
-}
-
-// DecodeClientFrameAliased is DecodeClientFrame, except that the frame's
-// Payload may be a slice of raw rather than a copy of it, valid only as
-// long as raw is. A server that refuses most of the frames it reads (a
-// fuzzer's) then copies only the payloads it keeps.
-func DecodeClientFrameAliased(raw []byte) (lmp.ClientFrame, []Error, error) {
-	return decodeClientFrame(raw, true)
-}
-
-func decodeClientFrame(raw []byte, alias bool) (lmp.ClientFrame, []Error, error) {
 	if len(raw) <= MaxClientBytes && utf8.Valid(raw) {
 		c := checkers.Get().(*checker)
-		f, errs, decided, err := c.decodeClientFrame(raw, alias)
+		f, errs, decided, err := c.decodeClientFrame(raw, false)
 		c.release()
 		if decided {
 			return f, errs, err
@@ -50,11 +38,114 @@ func decodeClientFrame(raw []byte, alias bool) (lmp.ClientFrame, []Error, error)
 	return f, ValidateFrame(ClientToServer, raw), nil
 }
 
+// Request is a client frame as a server reads it (ReadRequest).
+type Request struct {
+	// Frame is the frame as DecodeClientFrame decodes it, except that its
+	// Payload is a slice of the text it was read from, valid only as long
+	// as that text is.
+	Frame lmp.ClientFrame
+	// Errs are ValidateFrame(ClientToServer, raw)'s errors.
+	Errs []Error
+	// payload is the payload decoded off the tree, when decoded is true;
+	// requestID is RequestIDOf(Frame.Payload), when hasRequestID is.
+	payload      lmp.Payload
+	decoded      bool
+	requestID    string
+	hasRequestID bool
+}
+
+// ReadRequest is DecodeClientFrame for a server that refuses most of the
+// frames it reads (a fuzzer's) and serves the others: the frame's payload is
+// not copied, and its typed payload comes from the same single parse
+// (Request.Payload).
+func ReadRequest(raw []byte) (Request, error) {
+	var r Request
+	var err error
+	if len(raw) <= MaxClientBytes && utf8.Valid(raw) {
+		c := checkers.Get().(*checker)
+		var decided bool
+		r, decided, err = c.readRequest(raw)
+		c.release()
+		if decided {
+			return r, err
+		}
+	}
+	if err := lmp.Unmarshal(raw, &r.Frame); err != nil {
+		return r, err
+	}
+	r.Errs = ValidateFrame(ClientToServer, raw)
+	return r, nil
+}
+
+// Payload returns the frame's payload as lmp.DecodeClientPayload(r.Frame)
+// decodes it: the same value, and an error exactly when that gives one.
+// Where the single parse did not decode it, lmp.DecodeClientPayload does,
+// from Frame.Payload: call Payload while the text r was read from is valid.
+func (r *Request) Payload() (lmp.Payload, error) {
+	if r.decoded {
+		return r.payload, nil
+	}
+	return lmp.DecodeClientPayload(r.Frame)
+}
+
+// RequestID returns RequestIDOf(r.Frame.Payload): the request_id a refusal
+// of the frame names. Where the single parse did not read it, RequestIDOf
+// does, from Frame.Payload: call RequestID while the text r was read from
+// is valid.
+func (r *Request) RequestID() string {
+	if r.hasRequestID {
+		return r.requestID
+	}
+	return RequestIDOf(r.Frame.Payload)
+}
+
+// readRequest is ReadRequest from one parse, or decided false where
+// lmp.Unmarshal and ValidateFrame must decide. Of a frame that decodes
+// with a payload, it decodes the typed payload when the frame passes the
+// schemas, and reads the request_id a refusal names when it does not:
+// what a server uses of each.
+func (c *checker) readRequest(raw []byte) (r Request, decided bool, err error) {
+	r.Frame, r.Errs, decided, err = c.decodeClientFrame(raw, true)
+	if !decided || err != nil || r.Frame.Payload == nil {
+		return r, decided, err
+	}
+	pay := c.t.member(0, "payload")
+	if len(r.Errs) > 0 {
+		r.requestID, r.hasRequestID = c.memberText(pay, "request_id"), true
+	} else {
+		r.payload, r.decoded = c.clientPayload(r.Frame.Type, pay)
+	}
+	return r, true, nil
+}
+
+// memberText is the value of obj's last member called name when that is
+// a string, as RequestIDOf reads request_id; "" otherwise, and when obj is
+// no object. The tree holds no key lmp.Unmarshal would drop (foreignKey),
+// so keys are compared as written.
+func (c *checker) memberText(obj int32, name string) string {
+	t := &c.t
+	if t.nodes[obj].kind != kindObject {
+		return ""
+	}
+	text := ""
+	for m := t.nodes[obj].first; m >= 0; m = t.nodes[m].next {
+		nd := &t.nodes[m]
+		if string(t.raw[nd.keyStart:nd.keyEnd]) != name {
+			continue
+		}
+		text = "" // the last one counts, whatever its kind
+		if nd.kind == kindString {
+			text = string(t.text(m, false))
+		}
+	}
+	return text
+}
+
 // errNotJSON is DecodeClientFrame's error for a frame that is no JSON text.
 var errNotJSON = errors.New("not a JSON text")
 
-// decodeClientFrame is DecodeClientFrame (DecodeClientFrameAliased when
-// alias is true) from one parse, or decided false where lmp.Unmarshal and
+// decodeClientFrame is DecodeClientFrame (with the payload a slice of raw
+// when alias is true, as ReadRequest has it) from one parse, or decided false where lmp.Unmarshal and
 // ValidateFrame must decide.
 func (c *checker) decodeClientFrame(raw []byte, alias bool) (f lmp.ClientFrame, errs []Error, decided bool, err error) {
 	if !c.t.parse(raw) {
@@ -63,6 +154,12 @@ func (c *checker) decodeClientFrame(raw []byte, alias bool) (f lmp.ClientFrame, 
 		// value at the start when a closing bracket follows it (as
 		// json.Decoder's More sees it): that case, and text the tree does
 		// not model, are left to it.
+		// Nesting beyond encoding/json's limit fails it however the text
+		// goes on, and so lmp.Unmarshal, whose decoder reads the same
+		// first value.
+		if c.t.overNesting {
+			return f, nil, true, errNotJSON
+		}
 		if !c.t.modelled || c.t.trailing && (raw[c.t.pos] == ']' || raw[c.t.pos] == '}') {
 			return f, nil, false, nil
 		}

@@ -47,12 +47,28 @@ func sameAsSeparate(raw []byte) (decided bool, diff string) {
 	if diff != "" {
 		return decided, fmt.Sprintf("DecodeClientFrame(%q): %s", raw, diff)
 	}
-	// The aliased form decodes the same, whatever its payload shares.
-	af, aerrs, aerr := DecodeClientFrameAliased(raw)
-	if (aerr == nil) != (gotErr == nil) || !reflect.DeepEqual(aerrs, gotErrs) || af.V != gotFrame.V || af.Type != gotFrame.Type ||
+	// ReadRequest reads the same, whatever its payload shares, and its
+	// typed payload is lmp.DecodeClientPayload's.
+	r, rerr := ReadRequest(raw)
+	af := r.Frame
+	if (rerr == nil) != (gotErr == nil) || !reflect.DeepEqual(r.Errs, gotErrs) || af.V != gotFrame.V || af.Type != gotFrame.Type ||
 		string(af.Payload) != string(gotFrame.Payload) || (af.Payload == nil) != (gotFrame.Payload == nil) {
-		return decided, fmt.Sprintf("DecodeClientFrameAliased(%q) = %+v (payload %q), %v, %v; DecodeClientFrame's %+v (payload %q), %v, %v",
-			raw, af, af.Payload, aerrs, aerr, gotFrame, gotFrame.Payload, gotErrs, gotErr)
+		return decided, fmt.Sprintf("ReadRequest(%q) = %+v (payload %q), %v, %v; DecodeClientFrame's %+v (payload %q), %v, %v",
+			raw, af, af.Payload, r.Errs, rerr, gotFrame, gotFrame.Payload, gotErrs, gotErr)
+	}
+	if rerr == nil {
+		if got, want := r.RequestID(), referenceRequestID(wantFrame.Payload); got != want {
+			return decided, fmt.Sprintf("ReadRequest(%q).RequestID() = %q, encoding/json's %q", raw, got, want)
+		}
+		got, gotPErr := r.Payload()
+		want, wantPErr := lmp.DecodeClientPayload(wantFrame)
+		if (gotPErr == nil) != (wantPErr == nil) || gotPErr != nil && gotPErr.Error() != wantPErr.Error() || !reflect.DeepEqual(got, want) {
+			return decided, fmt.Sprintf("ReadRequest(%q).Payload() = %#v, %v; lmp.DecodeClientPayload's %#v, %v", raw, got, gotPErr, want, wantPErr)
+		}
+	}
+	// The typed payload off the tree, whatever the schemas say.
+	if _, diff := treePayloadAsReference(raw); diff != "" {
+		return decided, diff
 	}
 	// The request_id a refusal names: from the frame's payload, and from
 	// the input read as a payload itself.
@@ -220,9 +236,13 @@ func TestDeepFramesAsReference(t *testing.T) {
 		{nest(100, false, ` [ ] , { } , { "b" : [ 1 , "x" ] } `), true},
 		{nest(maxJSONDepth, false, "1"), true},
 		{nest(maxJSONDepth, true, "1"), true},
-		{nest(maxJSONDepth+1, false, "1"), false},
-		{nest(maxJSONDepth+1, true, "1"), false},
-		{nest(20000, false, "1"), false},
+		{nest(maxJSONDepth+1, false, "1"), true},
+		{nest(maxJSONDepth+1, true, "1"), true},
+		{nest(20000, false, "1"), true},
+		{nest(20000, true, "x"), true},
+		{`{"v":1,"type":"ping","payload":` + strings.Repeat("[", 20000), true},
+		{`{"Type":"ping","payload":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`, true},
+		{`[` + strings.Repeat(`{"a":`, 10001) + `1` + strings.Repeat("}", 10001) + `]`, true},
 		{nest(100, false, `{"A":1}`), false},
 		{nest(100, false, `{"\u0061":1}`), false},
 		{nest(100, false, `{"é":1}`), false},
@@ -265,18 +285,36 @@ func TestDeepFramesAsReference(t *testing.T) {
 	}
 }
 
-// TestDecodeClientFrameAliasedShares: the aliased form's payload is the
-// frame's own bytes, and DecodeClientFrame's a copy that outlives them.
-func TestDecodeClientFrameAliasedShares(t *testing.T) {
+// TestReadRequestShares: ReadRequest's payload is the frame's own bytes,
+// and DecodeClientFrame's a copy that outlives them; the typed payload
+// read off the tree outlives them too.
+func TestReadRequestShares(t *testing.T) {
 	raw := []byte(`{"v":1,"type":"task.list","payload":{"request_id":"r1"}}`)
-	f, _, err := DecodeClientFrameAliased(raw)
-	if err != nil || string(f.Payload) != `{"request_id":"r1"}` {
-		t.Fatalf("DecodeClientFrameAliased: payload %q, %v", f.Payload, err)
+	r, err := ReadRequest(raw)
+	if err != nil || string(r.Frame.Payload) != `{"request_id":"r1"}` {
+		t.Fatalf("ReadRequest: payload %q, %v", r.Frame.Payload, err)
+	}
+	if !r.decoded {
+		t.Fatalf("ReadRequest left the typed payload of %s to encoding/json", raw)
 	}
 	c, _, _ := DecodeClientFrame(raw)
 	copy(raw, strings.Repeat("x", len(raw)))
-	if string(f.Payload) != strings.Repeat("x", len(f.Payload)) || string(c.Payload) != `{"request_id":"r1"}` {
-		t.Fatalf("after raw changed: aliased payload %q (want raw's bytes), copied %q (want the frame's)", f.Payload, c.Payload)
+	if string(r.Frame.Payload) != strings.Repeat("x", len(r.Frame.Payload)) || string(c.Payload) != `{"request_id":"r1"}` {
+		t.Fatalf("after raw changed: aliased payload %q (want raw's bytes), copied %q (want the frame's)", r.Frame.Payload, c.Payload)
+	}
+	if p, err := r.Payload(); err != nil || p != (lmp.TaskList{RequestID: "r1"}) {
+		t.Fatalf("after raw changed: typed payload %#v, %v; want the frame's", p, err)
+	}
+
+	// A frame the schemas refuse: its request_id is read off the tree.
+	raw = []byte(`{"v":1,"type":"task.list","payload":{"request_id":"r9","limit":"ten"}}`)
+	r, err = ReadRequest(raw)
+	if err != nil || len(r.Errs) == 0 || !r.hasRequestID {
+		t.Fatalf("ReadRequest(%s): errors %v, %v; request_id read off the tree: %v", raw, r.Errs, err, r.hasRequestID)
+	}
+	copy(raw, strings.Repeat("x", len(raw)))
+	if id := r.RequestID(); id != "r9" {
+		t.Fatalf("after raw changed: request_id %q, want r9", id)
 	}
 }
 

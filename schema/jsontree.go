@@ -65,10 +65,33 @@ type jtree struct {
 	// deep is true when a container lies deeper than MaxDepth. Its node
 	// has no children; check gives the reference's verdict on the frame.
 	deep bool
+	// overNesting is true when a failed parse gave up on a container
+	// nested beyond encoding/json's limit, which encoding/json refuses as
+	// no JSON whatever follows.
+	overNesting bool
 	// opens is deepValue's stack of open containers, one bit each (1: an
 	// object), kept from frame to frame.
 	opens []uint64
+	// unescaped remembers where text put a frame's first long escaped
+	// strings in buf, so that a string read more than once (its frame's
+	// type, by the envelope and the schemas) is unescaped once.
+	unescaped []unescapedText
 }
+
+// unescapedText is a string node's value (or key) unescaped into buf[from:to].
+type unescapedText struct {
+	node     int32
+	key      bool
+	from, to int32
+}
+
+// Which strings text remembers: up to rememberTexts of them, each at least
+// rememberLen bytes long as written; a short one costs less to unescape
+// again than to look up.
+const (
+	rememberTexts = 8
+	rememberLen   = 64
+)
 
 // maxJSONDepth is encoding/json's nesting limit: it refuses text nested
 // deeper as no JSON, and decodes text nested up to it.
@@ -78,7 +101,8 @@ const maxJSONDepth = 10000
 // must decide (see above). The root is node 0.
 func (t *jtree) parse(raw []byte) bool {
 	t.raw, t.nodes, t.buf, t.pos, t.depth = raw, t.nodes[:0], t.buf[:0], 0, 0
-	t.modelled, t.trailing, t.deep = true, false, false
+	t.modelled, t.trailing, t.deep, t.overNesting = true, false, false, false
+	t.unescaped = t.unescaped[:0]
 	if len(raw) > 1<<31-1 {
 		return t.unmodelled()
 	}
@@ -99,7 +123,9 @@ func (t *jtree) unmodelled() bool {
 }
 
 // oversized reports whether t grew too large to be worth keeping in a pool.
-func (t *jtree) oversized() bool { return cap(t.nodes) > 4096 || cap(t.buf) > 64<<10 }
+// Its buffer of unescaped strings is kept up to 256 KiB: a frame with a long
+// escaped string, which a fuzzer sends often, would otherwise allocate one.
+func (t *jtree) oversized() bool { return cap(t.nodes) > 4096 || cap(t.buf) > 256<<10 }
 
 // ws skips JSON whitespace: space, tab, LF and CR only (RFC 8259 §2).
 func (t *jtree) ws() {
@@ -257,7 +283,8 @@ func (t *jtree) array() (int32, bool) {
 // recursion, and the frame's envelope is read off the tree as before,
 // which saves encoding/json's parse of up to 10,000 levels. It refuses
 // what str, numberEnd and literal refuse, and gives up (the reference
-// decides) on nesting beyond encoding/json's limit, on a key that
+// decides, though overNesting tells a client frame's decoder that
+// encoding/json refuses it) on nesting beyond encoding/json's limit, on a key that
 // lmp.Unmarshal would drop (it rewrites the text around one), and on
 // what str leaves to the reference.
 func (t *jtree) deepValue() (int32, bool) {
@@ -274,6 +301,7 @@ func (t *jtree) deepValue() (int32, bool) {
 		switch c := t.raw[t.pos]; c {
 		case '{', '[':
 			if t.depth+n+1 > maxJSONDepth {
+				t.overNesting = true
 				return -1, t.unmodelled()
 			}
 			word, bit := n/64, uint64(1)<<(n%64)
@@ -554,9 +582,25 @@ func (t *jtree) text(n int32, key bool) []byte {
 	if !esc {
 		return t.raw[s:e]
 	}
-	t.buf = slices.Grow(t.buf, int(e-s)) // unescaping never lengthens
+	long := e-s >= rememberLen
+	if long {
+		for _, u := range t.unescaped {
+			if u.node == n && u.key == key {
+				return t.buf[u.from:u.to]
+			}
+		}
+	}
 	from := len(t.buf)
-	src := t.raw[s:e]
+	t.unescape(t.raw[s:e])
+	if long && len(t.unescaped) < rememberTexts {
+		t.unescaped = append(t.unescaped, unescapedText{node: n, key: key, from: int32(from), to: int32(len(t.buf))})
+	}
+	return t.buf[from:]
+}
+
+// unescape appends the unescaped value of a string's contents src to buf.
+func (t *jtree) unescape(src []byte) {
+	t.buf = slices.Grow(t.buf, len(src)) // unescaping never lengthens
 	for i := 0; i < len(src); {
 		j := bytes.IndexByte(src[i:], '\\')
 		if j < 0 {
@@ -586,7 +630,6 @@ func (t *jtree) text(n int32, key bool) []byte {
 		}
 		i += 2
 	}
-	return t.buf[from:]
 }
 
 // member returns the value of obj's member called name, the last one when

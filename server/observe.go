@@ -19,18 +19,21 @@ type ObservedFrame struct {
 	Data []byte
 	// Envelope is, for a frame the server wrote, what it wrote into the
 	// frame's envelope, so that an observer need not scan Data to index
-	// the frame. It is the zero Envelope for a frame the server read:
-	// only Data tells what a peer sent.
+	// the frame. For a frame the server read and decoded as a client
+	// frame of an authenticated connection, it holds the Type and Payload
+	// decoded (a client frame's envelope is v, type and payload: §3).
+	// It is the zero Envelope for any other frame read: only Data tells
+	// what the peer sent.
 	Envelope Envelope
 }
 
-// Envelope is the envelope of a frame the server wrote.
+// Envelope is the envelope of a frame as the server wrote or decoded it.
 type Envelope struct {
 	Type          string
 	Seq           int64
 	TaskID, RunID *string // nil where the frame has null
-	// Payload is the frame's payload as written, which may hold secrets
-	// like Data. It is only valid during the call.
+	// Payload is the frame's payload as written or read, which may hold
+	// secrets like Data. It is only valid during the call.
 	Payload []byte
 }
 

@@ -14,21 +14,39 @@ import (
 
 // TestObservedEnvelopeIsTheFrames: for every frame the server writes
 // (scoped replies, events, a fatal error) the Envelope it hands the
-// observer is what encoding/json reads from the frame itself; a frame it
-// reads comes with none.
+// observer is what encoding/json reads from the frame itself; a client
+// frame it reads after hello comes with its type and payload, and a first
+// frame with none.
 func TestObservedEnvelopeIsTheFrames(t *testing.T) {
 	var (
 		mu       sync.Mutex
 		problems []string
 		types    = map[string]bool{}
+		// readGiven holds the types of the frames read with an envelope;
+		// readBare counts those read without one.
+		readGiven = map[string]bool{}
+		readBare  int
 	)
 	observe := func(of server.ObservedFrame) {
 		mu.Lock()
 		defer mu.Unlock()
 		w := of.Envelope
 		if !of.Sent {
-			if w.Type != "" || w.Seq != 0 || w.TaskID != nil || w.RunID != nil || w.Payload != nil {
-				problems = append(problems, fmt.Sprintf("read frame with an envelope %+v: %s", w, of.Data))
+			// A client frame of an authenticated connection comes with
+			// its type and payload; the first frame (a hello, or not) with
+			// none.
+			var f lmp.ClientFrame
+			if w.Seq != 0 || w.TaskID != nil || w.RunID != nil {
+				problems = append(problems, fmt.Sprintf("read frame with more than type and payload %+v: %s", w, of.Data))
+			} else if w.Type == "" {
+				if w.Payload != nil {
+					problems = append(problems, fmt.Sprintf("read frame with a payload but no type %+v: %s", w, of.Data))
+				}
+				readBare++
+			} else if err := json.Unmarshal(of.Data, &f); err != nil || f.Type != w.Type || !bytes.Equal(f.Payload, w.Payload) {
+				problems = append(problems, fmt.Sprintf("read envelope type %q payload %s\nfor frame %s", w.Type, w.Payload, of.Data))
+			} else {
+				readGiven[w.Type] = true
 			}
 			return
 		}
@@ -85,6 +103,14 @@ func TestObservedEnvelopeIsTheFrames(t *testing.T) {
 	defer mu.Unlock()
 	for _, p := range problems {
 		t.Error(p)
+	}
+	for _, typ := range []string{lmp.TypeSessionSend, lmp.TypeTaskList, lmp.TypePing, lmp.TypeRunCancel} {
+		if !readGiven[typ] {
+			t.Errorf("no %s frame read with its envelope: %v", typ, readGiven)
+		}
+	}
+	if readBare < 2 {
+		t.Errorf("%d frames read without an envelope, want the two first frames at least", readBare)
 	}
 	for _, typ := range []string{lmp.TypeHelloOK, lmp.TypeAck, lmp.TypeRunStarted, lmp.TypeRunDelta, lmp.TypeRunCompleted, lmp.TypeTaskListResult, lmp.TypePong, lmp.TypeError} {
 		if !types[typ] {

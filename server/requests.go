@@ -32,15 +32,18 @@ func (c *conn) take(data []byte) {
 	// once, for the envelope and for the schemas (F-2), and the payload
 	// is copied only for a frame that is served: a refusal needs no more
 	// than its request_id.
-	f, schemaErrs, err := schema.DecodeClientFrameAliased(data)
+	read, err := schema.ReadRequest(data)
+	f := read.Frame
 	r := request{frame: f}
 	if err != nil || f.Type == "" {
+		c.observe(false, data, Envelope{})
 		r.bad = true
 	} else {
-		r.invalid = validateClientFrame(f, schemaErrs)
+		c.observe(false, data, Envelope{Type: f.Type, Payload: f.Payload})
+		r.invalid = validateClientFrame(&read)
 	}
 	if r.invalid != "" {
-		r.requestID = requestIDOf(f.Payload)
+		r.requestID = requestIDOf(&read)
 	}
 	served := !r.bad && r.invalid == ""
 	if served && f.Type == lmp.TypePong {

@@ -14,13 +14,14 @@ import (
 // or a message naming the problem. Unknown types pass (V-1): they are
 // ignored later. Unknown fields are allowed everywhere (V-1).
 //
-// The JSON Schemas of package schema decide first (F-2): schemaErrs are
-// ValidateFrame's errors for the frame f was decoded from. Decoding with the
-// lmp types then checks what dispatch relies on.
-var validateClientFrame = func(f lmp.ClientFrame, schemaErrs []schema.Error) string {
+// The JSON Schemas of package schema decide first (F-2): r.Errs are
+// ValidateFrame's errors for the frame. Decoding with the lmp types then
+// checks what dispatch relies on. r's payload must still be valid.
+var validateClientFrame = func(r *schema.Request) string {
+	f := r.Frame
 	// Enforces F-2: a client frame is checked against its §4 schema before dispatch (hello first: handleHello).
-	if len(schemaErrs) > 0 {
-		return schemaErrs[0].String() // never quotes values, so no secret leaks (S-1)
+	if len(r.Errs) > 0 {
+		return r.Errs[0].String() // never quotes values, so no secret leaks (S-1)
 	}
 	if f.V != lmp.Version {
 		return fmt.Sprintf("envelope v is %d, want %d", f.V, lmp.Version)
@@ -28,7 +29,7 @@ var validateClientFrame = func(f lmp.ClientFrame, schemaErrs []schema.Error) str
 	if len(f.Payload) == 0 || f.Payload[0] != '{' {
 		return "payload must be a JSON object"
 	}
-	p, err := lmp.DecodeClientPayload(f)
+	p, err := r.Payload()
 	if err != nil {
 		return err.Error()
 	}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -128,8 +127,13 @@ func (c *conn) readLoop() (tooBig bool) {
 			}
 			return false
 		}
-		c.observe(false, data, Envelope{})
-		if c.dead.Load() {
+		// The observer sees every frame read, before anything answers it;
+		// take shows the frames it serves with the envelope it decodes.
+		dead := c.dead.Load()
+		if dead || typ == websocket.MessageBinary || !c.authed.Load() {
+			c.observe(false, data, Envelope{})
+		}
+		if dead {
 			continue
 		}
 		if typ == websocket.MessageBinary {
@@ -139,6 +143,9 @@ func (c *conn) readLoop() (tooBig bool) {
 			continue
 		}
 		if !utf8.Valid(data) {
+			if c.authed.Load() {
+				c.observe(false, data, Envelope{}) // not shown above
+			}
 			// A text frame holds UTF-8 (T-3); RFC 6455 §8.1 says to fail
 			// the connection with 1007, before hello and after it.
 			c.fail(lmp.CloseInvalidData, lmp.CodeInvalidUTF8, "text frames must hold valid UTF-8 (RFC 6455 §8.1)")
@@ -194,8 +201,8 @@ func (c *conn) handleFrame(r request) {
 // requestIDOf digs request_id out of a payload that failed to decode, so
 // that the error can name the request; "" when it is over its limit, which
 // an error must not echo.
-func requestIDOf(raw json.RawMessage) string {
-	s := schema.RequestIDOf(raw)
+func requestIDOf(r *schema.Request) string {
+	s := r.RequestID()
 	if lmp.CheckLength("request_id", s, lmp.MaxIDLength) != nil {
 		return ""
 	}
