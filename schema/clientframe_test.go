@@ -306,6 +306,12 @@ func TestReadRequestShares(t *testing.T) {
 		t.Fatalf("after raw changed: typed payload %#v, %v; want the frame's", p, err)
 	}
 
+	// A hello as an app sends it: the first frame of every connection.
+	hello := []byte(`{"v":1,"type":"hello","payload":{"protocol_version":1,"device_id":"dev_1","credential":"c","last_seq":7,"device_info":{"model":"Pixel 8","os":"Android 15","app_version":"1.0.0"}}}`)
+	if r, err := ReadRequest(hello); err != nil || len(r.Errs) > 0 || !r.decoded {
+		t.Fatalf("ReadRequest(%s): errors %v, %v; payload decoded off the tree: %v", hello, r.Errs, err, r.decoded)
+	}
+
 	// A frame the schemas refuse: its request_id is read off the tree.
 	raw = []byte(`{"v":1,"type":"task.list","payload":{"request_id":"r9","limit":"ten"}}`)
 	r, err = ReadRequest(raw)

@@ -7,19 +7,21 @@ import (
 	"time"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/schema"
 	"github.com/loomi-lmp/lmpkit/server/store"
 )
 
 // handleHello authenticates the connection with its first frame. Every
 // refusal here is fatal.
 func (c *conn) handleHello(data []byte) {
-	var f lmp.ClientFrame
-	if err := lmp.Unmarshal(data, &f); err != nil || f.Type != lmp.TypeHello {
+	read, err := schema.ReadRequest(data)
+	f := read.Frame
+	if err != nil || f.Type != lmp.TypeHello {
 		// F-2, note 10: hello first, refused at once otherwise.
 		c.fail(lmp.CloseProtocolError, lmp.CodeHelloRequired, "the first frame must be hello")
 		return
 	}
-	h, err := decodeHello(f.Payload)
+	h, err := decodeHello(&read)
 	if err != nil {
 		c.fail(lmp.CloseProtocolError, lmp.CodeInvalidPayload, "hello payload: "+err.Error())
 		return

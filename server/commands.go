@@ -188,17 +188,17 @@ func (c *conn) cmdTaskList(ctx context.Context, f lmp.ClientFrame) {
 // reads up to maxTaskList rows to answer for the first few chats.
 func (s *Server) tasksOf(rows []hermes.SessionRow, filter string, limit int) []lmp.Task {
 	tasks := make([]lmp.Task, 0, min(len(rows), limit))
-	at := taskIndexes.Get().(map[string]int) // task id → its index in tasks, or leftOut
+	fold := taskFolds.Get().(*taskFold)
 	defer func() {
-		clear(at)
-		taskIndexes.Put(at)
+		clear(fold.at)
+		fold.ids = fold.ids[:0]
+		taskFolds.Put(fold)
 	}()
+	at := fold.at // task id → its index in tasks, or leftOut
+	fold.ids = s.runs.taskIDs(fold.ids, rows)
 	const leftOut = -1
-	for _, r := range rows {
-		id := r.ID
-		if chat, ok := s.runs.chatOfSession(r.ID); ok {
-			id = chat
-		}
+	for n, r := range rows {
+		id := fold.ids[n]
 		i, seen := at[id]
 		switch {
 		case seen && i != leftOut:
@@ -219,9 +219,17 @@ func (s *Server) tasksOf(rows []hermes.SessionRow, filter string, limit int) []l
 	return tasks
 }
 
-// taskIndexes holds the maps tasksOf indexes chats with, cleared: a
-// task.list would otherwise allocate one of up to maxTaskList entries.
-var taskIndexes = sync.Pool{New: func() any { return make(map[string]int, maxTaskList) }}
+// taskFold is what tasksOf folds rows with: the task id of each row, and
+// an index of the tasks by id. taskFolds holds them, emptied: a task.list
+// would otherwise allocate a map of up to maxTaskList entries.
+type taskFold struct {
+	ids []string
+	at  map[string]int
+}
+
+var taskFolds = sync.Pool{New: func() any {
+	return &taskFold{ids: make([]string, 0, maxTaskList), at: make(map[string]int, maxTaskList)}
+}}
 
 // taskOf maps a session row: live while ended_at is null.
 func taskOf(r hermes.SessionRow) lmp.Task {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/loomi-lmp/lmpkit/hermes"
 	"github.com/loomi-lmp/lmpkit/internal/bounded"
 )
 
@@ -68,12 +69,20 @@ func (t *runTable) lookup(runID string) (task string, ended, ok bool) {
 	return r.chat, r.ended, true
 }
 
-// chatOfSession returns the chat a Hermes session id runs in.
-func (t *runTable) chatOfSession(session string) (string, bool) {
+// taskIDs appends to dst the task id of each session row: the chat its
+// session runs in, or for a session of no known chat its own id. It takes
+// the lock once: a task.list folds up to maxTaskList rows.
+func (t *runTable) taskIDs(dst []string, rows []hermes.SessionRow) []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	c, ok := t.sessions.Get(session)
-	return c, ok
+	for _, r := range rows {
+		id := r.ID
+		if chat, ok := t.sessions.Get(r.ID); ok {
+			id = chat
+		}
+		dst = append(dst, id)
+	}
+	return dst
 }
 
 // newRunLocked adds the run of a turn in chat.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -85,11 +84,23 @@ func checkRequired(p lmp.Payload) string {
 	return ""
 }
 
+// helloPayload decodes r's payload as a hello, as
+// lmp.DecodePayload[lmp.Hello](lmp.TypeHello, payload) does: off the tree
+// when ReadRequest decoded it there, with encoding/json otherwise.
+func helloPayload(r *schema.Request) (lmp.Hello, error) {
+	if len(r.Frame.Payload) > 0 && r.Frame.Type == lmp.TypeHello {
+		if p, err := r.Payload(); err == nil {
+			return p.(lmp.Hello), nil
+		}
+	}
+	return lmp.DecodePayload[lmp.Hello](lmp.TypeHello, r.Frame.Payload)
+}
+
 // decodeHello decodes a hello payload strictly enough to authenticate, and
 // refuses device_info holding control characters and strings over their limits (lmp/limits.go, the maxLengths of
 // schema/c2s/hello.json) before anything is stored or logged.
-func decodeHello(raw json.RawMessage) (lmp.Hello, error) {
-	h, err := lmp.DecodePayload[lmp.Hello](lmp.TypeHello, raw)
+func decodeHello(r *schema.Request) (lmp.Hello, error) {
+	h, err := helloPayload(r)
 	if err != nil {
 		return h, err
 	}
