@@ -144,9 +144,9 @@ func (c *checker) memberText(obj int32, name string) string {
 // errNotJSON is DecodeClientFrame's error for a frame that is no JSON text.
 var errNotJSON = errors.New("not a JSON text")
 
-// decodeClientFrame is DecodeClientFrame (with the payload a slice of raw
-// when alias is true, as ReadRequest has it) from one parse, or decided false where lmp.Unmarshal and
-// ValidateFrame must decide.
+// decodeClientFrame is DecodeClientFrame from one parse, with the payload a
+// slice of raw when alias is true (as ReadRequest has it), or decided false
+// where lmp.Unmarshal and ValidateFrame must decide.
 func (c *checker) decodeClientFrame(raw []byte, alias bool) (f lmp.ClientFrame, errs []Error, decided bool, err error) {
 	if !c.t.parse(raw) {
 		// A syntax error fails encoding/json as well, and so lmp.Unmarshal,

@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,8 +75,8 @@ func planFields(rt reflect.Type) ([]fieldPlan, bool) {
 		if !sf.IsExported() || sf.Anonymous {
 			return nil, false
 		}
-		key, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if key == "" || key == "-" || strings.ToLower(key) != key {
+		key, opts, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if key == "" || key == "-" || strings.ToLower(key) != key || slices.Contains(strings.Split(opts, ","), "string") {
 			return nil, false
 		}
 		p := fieldPlan{key: key, index: i}

@@ -120,6 +120,9 @@ func TestEveryClientPayloadIsPlanned(t *testing.T) {
 		struct {
 			S *struct{} `json:"s"`
 		}{},
+		struct {
+			N int `json:"n,omitempty,string"`
+		}{},
 	} {
 		if _, ok := planFields(reflect.TypeOf(v)); ok {
 			t.Errorf("planFields(%T) planned a field encoding/json may decode otherwise", v)

@@ -21,7 +21,8 @@ type ObservedFrame struct {
 	// frame's envelope, so that an observer need not scan Data to index
 	// the frame. For a frame the server read and decoded as a client
 	// frame of an authenticated connection, it holds the Type and Payload
-	// decoded (a client frame's envelope is v, type and payload: §3).
+	// decoded: what a server reads of a client frame's envelope (§2's
+	// seq, ts, task_id, run_id and event_id are the server's to send).
 	// It is the zero Envelope for any other frame read: only Data tells
 	// what the peer sent.
 	Envelope Envelope
