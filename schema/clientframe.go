@@ -133,7 +133,9 @@ func (c *checker) memberText(obj int32, name string) string {
 		if string(t.raw[nd.keyStart:nd.keyEnd]) != name {
 			continue
 		}
-		text = "" // the last one counts, whatever its kind
+		// The last one counts, whatever its kind: a later number or
+		// null replaces an earlier string.
+		text = ""
 		if nd.kind == kindString {
 			text = string(t.text(m, false))
 		}
@@ -309,17 +311,5 @@ func (c *checker) requestID(payload []byte) (id string, decided bool) {
 	if t.foreignKey() {
 		return "", false
 	}
-	for m := t.nodes[0].first; m >= 0; m = t.nodes[m].next {
-		nd := &t.nodes[m]
-		if string(t.raw[nd.keyStart:nd.keyEnd]) != "request_id" {
-			continue
-		}
-		// The last one counts, whatever its kind: a later number or
-		// null replaces an earlier string.
-		id = ""
-		if nd.kind == kindString {
-			id = string(t.text(m, false))
-		}
-	}
-	return id, true
+	return c.memberText(0, "request_id"), true
 }
