@@ -40,7 +40,7 @@ func fuzzCmd(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.DriverURL, "driver-url", "", "mock Hermes driver API base URL: makes Hermes-side events flow during the campaign")
 	fs.DurationVar(&cfg.Duration, "duration", 60*time.Second, "how long to fuzz (shrinking the findings comes after)")
 	fs.Uint64Var(&seed, "seed", 0, "seed; the same seed replays the same episodes (default: random, printed)")
-	fs.IntVar(&cfg.Conns, "conns", 8, "concurrent fuzzing connections")
+	fs.IntVar(&cfg.Conns, "conns", 8, "fuzzing workers, each on a connection of its own (a pausing episode plays beside its worker: up to twice as many connections)")
 	fs.IntVar(&cfg.Devices, "devices", 0, "paired devices the connections share (default conns+2)")
 	fs.StringVar(&report, "report", "", "write the JSON report (schema/report/fuzz-report.json) to this file")
 	fs.StringVar(&html, "html-report", "", "write a self-contained HTML report, with each finding's reproducer, to this file")

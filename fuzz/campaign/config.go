@@ -35,7 +35,11 @@ type Config struct {
 	Duration time.Duration
 	// Seed makes the run reproducible: every episode is a function of it.
 	Seed uint64
-	// Conns is the number of concurrent fuzzing connections; default 8.
+	// Conns is the number of workers, each playing episodes one after the
+	// other on a connection of its own; default 8. An episode that pauses
+	// between its frames plays beside its worker while the worker goes on
+	// (at most Conns such episodes at once), so up to twice Conns
+	// connections may be open at a time.
 	Conns int
 	// Devices is the number of paired devices the workers share; default
 	// Conns+2.

@@ -24,6 +24,7 @@ type engine struct {
 	devices []client.Device
 	devIDs  map[string]bool
 	recent  recentIDs
+	pausing chan struct{} // a slot for each episode played beside its worker
 
 	framesSent, framesRecv, episodes atomic.Int64
 
@@ -47,6 +48,7 @@ type found struct {
 func newEngine(cfg Config) *engine {
 	return &engine{
 		cfg: cfg, secrets: newSecretSet(), timings: campaignTimings, start: time.Now(),
+		pausing:   make(chan struct{}, cfg.Conns),
 		responses: map[string]int64{}, byKind: map[string]int64{}, seen: map[string]*found{},
 		devIDs: map[string]bool{},
 	}
@@ -128,10 +130,21 @@ func (e *engine) filler(ctx context.Context, r *rand.Rand, d client.Device, ep E
 }
 
 // worker opens episode after episode until ctx ends.
+//
+// An episode that pauses between its frames (EpSlow) spends nearly all of
+// its time waiting: played in turn, the pauses of one episode in fifty
+// held the workers idle for almost half of a campaign. So it is played
+// beside the worker, on a goroutine of its own, while the worker goes on
+// to the next episode; at most Conns such episodes play at once, and when
+// that many do, the worker plays it in turn. Every episode is still drawn
+// from the worker's generator in the same order, so the episodes of a seed
+// do not change, only how many connections are open at once.
 func (e *engine) worker(ctx context.Context, id int) {
 	seed := e.cfg.Seed ^ (uint64(id+1) * 0x9e3779b97f4a7c15)
 	g := newGen(seed, e.cfg.Schemas)
 	var sendBuf []byte // filled frames, one at a time
+	var aside sync.WaitGroup
+	defer aside.Wait()
 	for n := 0; ctx.Err() == nil; n++ {
 		ep := g.episode()
 		d := e.devices[g.r.IntN(len(e.devices))]
@@ -142,27 +155,46 @@ func (e *engine) worker(ctx context.Context, id int) {
 		// Filling placeholders draws from its own stream, so that what the
 		// server said never shifts the episodes that follow.
 		fr := rand.New(rand.NewPCG(seed, uint64(n)))
-		for range storm {
-			fillFn, sentToken := e.filler(ctx, fr, d, ep, &sendBuf)
-			o := e.newOracle(d, ep, sentToken)
-			res := runEpisode(ctx, e.cfg.URL, e.cfg.HTTPClient, ep, fillFn, o, e.timings, ep.Drop)
-			if res.dialErr != nil && ctx.Err() != nil {
-				break // the campaign ended during the dial
+		if ep.pauses() {
+			select {
+			case e.pausing <- struct{}{}:
+				aside.Go(func() {
+					defer func() { <-e.pausing }()
+					var buf []byte
+					e.playEpisode(ctx, id, n, ep, d, fr, storm, &buf)
+				})
+				continue
+			default:
 			}
-			e.account(ep, res, o)
-			fs := o.findings
-			if ctx.Err() != nil {
-				// The campaign's end cut the episode short: how it closed
-				// says nothing about the server.
-				fs = dropKinds(fs, KindAbruptClose, KindCloseCode)
-			}
-			for i := range fs {
-				fs[i].Episode = ep.Kind
-				fs[i].Message += fmt.Sprintf(" [worker %d, episode %d]", id, n)
-			}
-			if len(fs) > 0 {
-				e.report(fs, []Episode{ep}, true)
-			}
+		}
+		e.playEpisode(ctx, id, n, ep, d, fr, storm, &sendBuf)
+	}
+}
+
+// playEpisode plays episode n of worker id storm times on device d, filling its
+// placeholders from fr and its frames into *buf, and records what the
+// oracles found.
+func (e *engine) playEpisode(ctx context.Context, id, n int, ep Episode, d client.Device, fr *rand.Rand, storm int, buf *[]byte) {
+	for range storm {
+		fillFn, sentToken := e.filler(ctx, fr, d, ep, buf)
+		o := e.newOracle(d, ep, sentToken)
+		res := runEpisode(ctx, e.cfg.URL, e.cfg.HTTPClient, ep, fillFn, o, e.timings, ep.Drop)
+		if res.dialErr != nil && ctx.Err() != nil {
+			return // the campaign ended during the dial
+		}
+		e.account(ep, res, o)
+		fs := o.findings
+		if ctx.Err() != nil {
+			// The campaign's end cut the episode short: how it closed
+			// says nothing about the server.
+			fs = dropKinds(fs, KindAbruptClose, KindCloseCode)
+		}
+		for i := range fs {
+			fs[i].Episode = ep.Kind
+			fs[i].Message += fmt.Sprintf(" [worker %d, episode %d]", id, n)
+		}
+		if len(fs) > 0 {
+			e.report(fs, []Episode{ep}, true)
 		}
 	}
 }

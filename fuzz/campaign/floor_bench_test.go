@@ -26,17 +26,22 @@ import (
 // frame unchanged, as the same kind of message. Nothing is decoded.
 type floorServer struct {
 	devices atomic.Int64
+	conns   atomic.Int64
 	srv     *http.Server
 	addr    string
+	// onRead, if not nil, is told of every frame read: the connection's
+	// number, counted from 1 in the order they were accepted, and the
+	// frame. It runs on the connection's goroutine.
+	onRead func(conn int64, data []byte)
 }
 
-func startFloorServer(b *testing.B) *floorServer {
+func startFloorServer(b testing.TB, onRead func(conn int64, data []byte)) *floorServer {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := &floorServer{addr: ln.Addr().String()}
+	f := &floorServer{addr: ln.Addr().String(), onRead: onRead}
 	mux := http.NewServeMux()
 	mux.HandleFunc(lmp.PathHealth, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -60,12 +65,16 @@ func (f *floorServer) serveWS(w http.ResponseWriter, r *http.Request) {
 	}
 	defer ws.CloseNow()
 	ws.SetReadLimit(lmp.MaxFrameBytes)
+	conn := f.conns.Add(1)
 	ctx := context.Background()
 	first := true
 	for {
 		typ, data, err := ws.Read(ctx)
 		if err != nil {
 			return
+		}
+		if f.onRead != nil {
+			f.onRead(conn, data)
 		}
 		if first {
 			first = false
@@ -106,7 +115,7 @@ func (f *floorServer) serveWS(w http.ResponseWriter, r *http.Request) {
 // served the iterations before would measure their ages.
 func BenchmarkCampaignFloor(b *testing.B) {
 	bin := buildServer(b)
-	floor := startFloorServer(b)
+	floor := startFloorServer(b, nil)
 	baseBin := os.Getenv("LMP_BASELINE_SERVER")
 	run := func(addr string) *campaign.Report {
 		rep, err := campaign.Run(context.Background(), campaign.Config{

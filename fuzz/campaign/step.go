@@ -104,6 +104,16 @@ func (e Episode) usesToken() bool {
 	return false
 }
 
+// pauses reports whether the episode waits between its steps (OpWait).
+func (e Episode) pauses() bool {
+	for _, s := range e.Steps {
+		if s.Op == OpWait {
+			return true
+		}
+	}
+	return false
+}
+
 // frames counts the steps that send a frame.
 func (e Episode) frames() int {
 	n := 0
