@@ -115,6 +115,9 @@ type scoped struct {
 	typ           string
 	taskID, runID *string
 	payload       json.RawMessage
+	// buf, when not nil, is pooled storage the payload was encoded into,
+	// given back once the frame is written (release).
+	buf *[]byte
 }
 
 // outItem is one entry of the reply queue: a scoped frame, or the preamble
@@ -247,12 +250,18 @@ func (c *conn) send(p lmp.Payload, taskID, runID *string) {
 }
 
 func (c *conn) sendMode(p lmp.Payload, taskID, runID *string, mode pushMode) bool {
-	raw, err := encodePayload(p, taskID, runID)
+	f := &scoped{typ: p.FrameType(), taskID: taskID, runID: runID}
+	var err error
+	if r, ok := p.(lmp.TaskListResult); ok {
+		f.payload, f.buf, err = encodeTaskList(r, taskID, runID)
+	} else {
+		f.payload, err = encodePayload(p, taskID, runID)
+	}
 	if err != nil {
 		c.log.Error("encode frame", "type", p.FrameType(), "err", err)
 		return false
 	}
-	return c.push(outItem{frame: &scoped{typ: p.FrameType(), taskID: taskID, runID: runID, payload: raw}}, mode)
+	return c.push(outItem{frame: f}, mode)
 }
 
 // reply queues a request's result frame (request goroutine only).
@@ -458,7 +467,9 @@ func (c *conn) writeItem(it outItem) error {
 		c.batch = p.replay
 		return c.writeScoped(p.helloOK)
 	}
-	return c.writeScoped(*it.frame)
+	err := c.writeScoped(*it.frame)
+	it.frame.release()
+	return err
 }
 
 // pingFrame is the server ping, rendered like any connection-scoped frame.

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
 )
@@ -30,6 +32,38 @@ func appendTaskListResult(dst []byte, r lmp.TaskListResult) []byte {
 		dst = appendTask(dst, t)
 	}
 	return append(dst, "]}"...)
+}
+
+// taskListBufs holds the buffers task.list results are encoded into for
+// sending. The result is the largest reply, about 64 KiB at maxTaskList
+// rows; a client asking again and again cost an allocation of that size,
+// and its clearing, each time. The writer gives a buffer back once its
+// frame is written (scoped.release); one grown past maxPooledTaskList is
+// let go instead.
+var taskListBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledTaskList = 256 << 10
+
+// encodeTaskList encodes r as encodePayload does, into a buffer of
+// taskListBufs, which it returns for the writer to give back.
+func encodeTaskList(r lmp.TaskListResult, taskID, runID *string) (json.RawMessage, *[]byte, error) {
+	buf := taskListBufs.Get().(*[]byte)
+	*buf = appendTaskListResult((*buf)[:0], r)
+	raw, err := fitPayload(*buf, taskID, runID)
+	if err != nil {
+		(&scoped{buf: buf}).release()
+		return nil, nil, err
+	}
+	return raw, buf, nil
+}
+
+// release gives the pooled storage of f's payload back, once f is written:
+// the payload is not read again.
+func (f *scoped) release() {
+	if f.buf != nil && cap(*f.buf) <= maxPooledTaskList {
+		taskListBufs.Put(f.buf)
+	}
+	f.buf = nil
 }
 
 // taskRowSize is about what a task row takes encoded, with a preview of
