@@ -104,8 +104,9 @@ func TestCompiledMatchesReferenceOnMutations(t *testing.T) {
 }
 
 // FuzzCompiledMatchesReference runs both forms side by side and fails on
-// the first disagreement, and DecodeClientFrame beside lmp.Unmarshal and
-// ValidateFrame (sameAsSeparate). Each input is judged as it is (random bytes,
+// the first disagreement, DecodeClientFrame beside lmp.Unmarshal and
+// ValidateFrame (sameAsSeparate), and ReadServerFrame beside ValidateFrame
+// and encoding/json (sameServerEnvelope). Each input is judged as it is (random bytes,
 // mutated by the fuzz engine) and, read as a recipe (which corpus frame,
 // which mutations where), as a structural mutation of a corpus frame, so
 // that most inputs are JSON frames that reach the schemas rather than
@@ -127,6 +128,9 @@ func FuzzCompiledMatchesReference(f *testing.F) {
 		if _, diff := sameAsSeparate(in); diff != "" {
 			t.Fatal(diff)
 		}
+		if _, diff := sameServerEnvelope(in); diff != "" {
+			t.Fatal(diff)
+		}
 		// The input's bytes are the mutation's choices, read in order, so
 		// that the engine's minimiser, shortening an input, keeps the
 		// choices before the cut.
@@ -138,6 +142,9 @@ func FuzzCompiledMatchesReference(f *testing.F) {
 			}
 		}
 		if _, diff := sameAsSeparate(raw); diff != "" {
+			t.Fatal(diff)
+		}
+		if _, diff := sameServerEnvelope(raw); diff != "" {
 			t.Fatal(diff)
 		}
 	})

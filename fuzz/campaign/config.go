@@ -63,8 +63,9 @@ type Config struct {
 	Progress io.Writer
 
 	// validateParses is set when Validate is SchemaValidator, which accepts
-	// only well-formed JSON: the oracle then reads a valid frame's envelope
-	// without parsing it again.
+	// only well-formed JSON: the oracle then validates with
+	// readServerFrame, which also reads a valid frame's envelope from its
+	// parse, and scans one it did not read without parsing it again.
 	validateParses bool
 }
 

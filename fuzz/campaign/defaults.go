@@ -8,7 +8,17 @@ import (
 
 // SchemaValidator checks server frames with package schema (E-1, F-1).
 func SchemaValidator(raw []byte) []string {
-	errs := schema.ValidateFrame(schema.ServerToClient, raw)
+	return errorTexts(schema.ValidateFrame(schema.ServerToClient, raw))
+}
+
+// readServerFrame is SchemaValidator that also reads, from the same parse,
+// the envelope of a frame the schemas pass (schema.ReadServerFrame).
+func readServerFrame(raw []byte) (schema.ServerEnvelope, bool, []string) {
+	env, read, errs := schema.ReadServerFrame(raw)
+	return env, read, errorTexts(errs)
+}
+
+func errorTexts(errs []schema.Error) []string {
 	if len(errs) == 0 {
 		return nil
 	}

@@ -3,6 +3,8 @@ package campaign
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/loomi-lmp/lmpkit/internal/jsonscan"
 )
 
 // decodeEnvelope reads the envelope fields of a server frame into f, as
@@ -51,19 +53,19 @@ func scanEnvelope(raw []byte, f *wireFrame) bool {
 		}
 		v := raw[start:s.i]
 		switch {
-		case foldEqual(key, "type"):
+		case jsonscan.FoldEqual(key, "type"):
 			if !stringField(v, &f.Type) {
 				return false
 			}
-		case foldEqual(key, "event_id"):
+		case jsonscan.FoldEqual(key, "event_id"):
 			if !stringField(v, &f.EventID) {
 				return false
 			}
-		case foldEqual(key, "seq"):
+		case jsonscan.FoldEqual(key, "seq"):
 			if !intField(v, &f.Seq) {
 				return false
 			}
-		case foldEqual(key, "payload"):
+		case jsonscan.FoldEqual(key, "payload"):
 			f.Payload = json.RawMessage(v)
 		}
 		s.ws()
@@ -116,24 +118,6 @@ func intField(v []byte, dst *int64) bool {
 		return false
 	}
 	*dst = n
-	return true
-}
-
-// foldEqual reports whether key equals name, a lower-case ASCII field name,
-// with ASCII letters of either case: encoding/json's match for an ASCII
-// key.
-func foldEqual(key []byte, name string) bool {
-	if len(key) != len(name) {
-		return false
-	}
-	for i, c := range key {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != name[i] {
-			return false
-		}
-	}
 	return true
 }
 

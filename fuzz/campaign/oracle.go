@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/loomi-lmp/lmpkit/lmp"
+	"github.com/loomi-lmp/lmpkit/schema"
 )
 
 // Validator checks one raw server frame against the schemas and returns one
@@ -31,7 +32,7 @@ type wireFrame struct {
 // used by one goroutine at a time.
 type connOracle struct {
 	validate Validator
-	// validateParses says validate accepts only well-formed JSON.
+	// validateParses says validate is SchemaValidator (Config.validateParses).
 	validateParses bool
 	secrets        *secretSet
 	// poolDevice reports whether id is one of the campaign's devices.
@@ -83,17 +84,23 @@ func (o *connOracle) frame(raw []byte, binary bool) (f wireFrame, ok bool) {
 		// input grew past the limit, or Hermes text was passed on whole.
 		o.fail(KindFrameSize, "server sent a frame of %d bytes, over the %d-byte frame limit: %.80q", len(raw), lmp.MaxFrameBytes, raw)
 	}
-	// A frame the validator parsed and accepted is well-formed JSON: its
-	// envelope is read without parsing it again.
+	// The schemas' validator reads the envelope of a frame it passes from
+	// its own parse; a frame it parsed and accepted but did not read is
+	// well-formed JSON, whose envelope is scanned without parsing it again.
 	var errs []string
 	validated := o.validate != nil && o.validateParses
+	read := false
 	if validated {
-		errs = o.validate(raw)
+		var env schema.ServerEnvelope
+		env, read, errs = readServerFrame(raw)
+		f = wireFrame{Type: env.Type, Seq: env.Seq, EventID: env.EventID, Payload: env.Payload}
 	}
-	if err := decodeEnvelope(raw, validated && len(errs) == 0, &f); err != nil {
-		o.response("not-json")
-		o.fail(KindSchema, "server frame is not JSON: %v: %.200q", err, raw)
-		return f, false
+	if !read {
+		if err := decodeEnvelope(raw, validated && len(errs) == 0, &f); err != nil {
+			o.response("not-json")
+			o.fail(KindSchema, "server frame is not JSON: %v: %.200q", err, raw)
+			return f, false
+		}
 	}
 	key := f.Type
 	if f.Type == lmp.TypeError {
