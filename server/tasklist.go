@@ -51,7 +51,7 @@ func encodeTaskList(r lmp.TaskListResult, taskID, runID *string) (json.RawMessag
 	*buf = appendTaskListResult((*buf)[:0], r)
 	raw, err := fitPayload(*buf, taskID, runID)
 	if err != nil {
-		(&scoped{buf: buf}).release()
+		putTaskListBuf(buf)
 		return nil, nil, err
 	}
 	return raw, buf, nil
@@ -60,10 +60,18 @@ func encodeTaskList(r lmp.TaskListResult, taskID, runID *string) (json.RawMessag
 // release gives the pooled storage of f's payload back, once f is written:
 // the payload is not read again.
 func (f *scoped) release() {
-	if f.buf != nil && cap(*f.buf) <= maxPooledTaskList {
-		taskListBufs.Put(f.buf)
+	if f.buf != nil {
+		putTaskListBuf(f.buf)
 	}
 	f.buf = nil
+}
+
+// putTaskListBuf gives buf back to taskListBufs, unless it grew past
+// maxPooledTaskList.
+func putTaskListBuf(buf *[]byte) {
+	if cap(*buf) <= maxPooledTaskList {
+		taskListBufs.Put(buf)
+	}
 }
 
 // taskRowSize is about what a task row takes encoded, with a preview of
